@@ -1,0 +1,79 @@
+import type { IncomingMessage } from 'node:http';
+import { parse as parseYaml } from 'yaml';
+import { ApiError, errors } from '../errors.ts';
+import type { PatchType } from '../registry/object-api.ts';
+
+/** kube-apiserver's request body limit (3 MiB); larger bodies get 413. */
+export const MAX_BODY_BYTES = 3 * 1024 * 1024;
+
+export async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > MAX_BODY_BYTES) {
+    req.resume();
+    throw errors.tooLarge(MAX_BODY_BYTES);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) {
+      req.resume();
+      throw errors.tooLarge(MAX_BODY_BYTES);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function mediaType(req: IncomingMessage): string {
+  return (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+}
+
+/** Decodes a create/update body: JSON, or YAML (which kube-apiserver also accepts). */
+export function decodeObject(req: IncomingMessage, body: Buffer): unknown {
+  const type = mediaType(req);
+  if (type === 'application/json' || type === '') return parseJson(body);
+  if (type === 'application/yaml') return parseYamlBody(body);
+  if (type === 'application/vnd.kubernetes.protobuf') {
+    // kubectl's typed generators (`kubectl create configmap|secret|namespace`) write protobuf; decoding it
+    // would need every built-in message schema, so the embedded cluster takes manifests instead.
+    throw new ApiError(
+      415,
+      'UnsupportedMediaType',
+      'the embedded cluster accepts JSON and YAML bodies only, not protobuf: create the object from a manifest (kubectl create -f / kubectl apply -f), e.g. `kubectl create configmap x --from-literal=a=1 --dry-run=client -o yaml | kubectl apply -f -`',
+    );
+  }
+  throw errors.unsupportedMediaType(type, ['application/json', 'application/yaml']);
+}
+
+const PATCH_TYPES: Record<string, PatchType> = {
+  'application/json-patch+json': 'json',
+  'application/merge-patch+json': 'merge',
+  'application/strategic-merge-patch+json': 'strategic',
+  'application/apply-patch+yaml': 'apply',
+};
+
+export function decodePatch(req: IncomingMessage, body: Buffer): { patchType: PatchType; patch: unknown } {
+  const type = mediaType(req);
+  const patchType = PATCH_TYPES[type];
+  if (!patchType) throw errors.unsupportedMediaType(type, Object.keys(PATCH_TYPES));
+  return { patchType, patch: patchType === 'apply' ? parseYamlBody(body) : parseJson(body) };
+}
+
+function parseJson(body: Buffer): unknown {
+  if (body.length === 0) throw errors.badRequest('the request body is empty; a JSON object is required');
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch (error) {
+    throw errors.badRequest(`couldn't get version/kind; json parse error: ${(error as Error).message}`);
+  }
+}
+
+function parseYamlBody(body: Buffer): unknown {
+  if (body.length === 0) throw errors.badRequest('the request body is empty; a YAML or JSON object is required');
+  try {
+    return parseYaml(body.toString('utf8'));
+  } catch (error) {
+    throw errors.badRequest(`error converting YAML to JSON: ${(error as Error).message.split('\n')[0]}`);
+  }
+}

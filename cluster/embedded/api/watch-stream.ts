@@ -1,0 +1,63 @@
+import type { ServerResponse } from 'node:http';
+import { ApiError, errors } from '../errors.ts';
+import type { ObjectApi, Target, WatchOptions } from '../registry/object-api.ts';
+import type { KubeObject } from '../types.ts';
+import { toTable } from './tables.ts';
+
+export interface WatchStreamOptions extends WatchOptions {
+  table: boolean;
+  allowWatchBookmarks: boolean;
+  timeoutSeconds?: number;
+  bookmarkIntervalMs: number;
+  /** Fault injection: end the stream after this many events. */
+  closeAfterEvents?: number;
+}
+
+/**
+ * Serves one watch as a chunked stream of `{"type","object"}` lines, in commit order.
+ * A resourceVersion that left the history window is answered, as kube-apiserver does,
+ * with 200 and one ERROR event carrying a 410 Expired Status.
+ */
+export function streamWatch(api: ObjectApi, target: Target, options: WatchStreamOptions, res: ServerResponse, onClose: (stop: () => void) => void): void {
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
+  res.flushHeaders();
+  let sent = 0;
+  let finished = false;
+  const timers: NodeJS.Timeout[] = [];
+  let unsubscribe: (() => void) | undefined;
+  const finish = () => {
+    if (finished) return;
+    finished = true;
+    unsubscribe?.();
+    for (const t of timers) clearTimeout(t), clearInterval(t);
+    res.end();
+  };
+  const write = (type: string, object: unknown) => {
+    if (finished) return;
+    res.write(JSON.stringify({ type, object }) + '\n');
+  };
+  const emit = (type: string, object: KubeObject) => {
+    if (finished) return;
+    write(type, options.table ? toTable(target.type, target.version, [object], { resourceVersion: object.metadata.resourceVersion }) : object);
+    sent++;
+    if (options.closeAfterEvents !== undefined && sent >= options.closeAfterEvents) finish();
+  };
+  try {
+    unsubscribe = api.watch(target, options, emit);
+  } catch (error) {
+    const status = error instanceof ApiError ? error : errors.internal((error as Error).message);
+    write('ERROR', status.toStatus());
+    finish();
+    return;
+  }
+  if (options.closeAfterEvents === 0) finish();
+  if (options.timeoutSeconds !== undefined && options.timeoutSeconds > 0) timers.push(setTimeout(finish, options.timeoutSeconds * 1000));
+  if (options.allowWatchBookmarks) {
+    const bookmark = () => {
+      const apiVersion = target.type.group ? `${target.type.group}/${target.version.name}` : target.version.name;
+      write('BOOKMARK', { kind: target.type.kind, apiVersion, metadata: { resourceVersion: String(api.store.currentRevision()) } });
+    };
+    timers.push(setInterval(bookmark, options.bookmarkIntervalMs));
+  }
+  onClose(finish);
+}

@@ -1,0 +1,97 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { FaultInjector } from './api/faults.ts';
+import { ApiServer } from './api/http-server.ts';
+import type { NodeBackend } from './api/node-backend.ts';
+import { AGENT_SANDBOX_WEBHOOK, convertSandbox } from './agent-sandbox/conversion.ts';
+import { CrdController } from './controllers/crd-controller.ts';
+import { GarbageCollector } from './controllers/garbage-collector.ts';
+import { NamespaceController } from './controllers/namespace-controller.ts';
+import type { Controller } from './controllers/controller.ts';
+import { renderKubeconfig } from './kubeconfig.ts';
+import { builtinTypes } from './registry/builtin-types.ts';
+import { ConversionWebhooks } from './registry/conversion-webhooks.ts';
+import { ObjectApi } from './registry/object-api.ts';
+import { ResourceRegistry } from './registry/resource-registry.ts';
+import { ObjectStore } from './store/object-store.ts';
+import { generateServingCertificate } from './tls.ts';
+
+export interface EmbeddedClusterOptions {
+  /** Where to write the kubeconfig; omitted = not written (kubeconfig() still returns it). */
+  kubeconfigPath?: string;
+  /** Replayable history for watches and paginated lists (events); older versions answer 410. */
+  historyLimit?: number;
+  /** How often idle watches that allow bookmarks receive one. */
+  bookmarkIntervalMs?: number;
+  port?: number;
+}
+
+const INITIAL_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+/**
+ * An in-process Kubernetes: store, API server over HTTPS, and the control-plane controllers
+ * (garbage collector, namespaces, CRDs). It knows nothing of drivers, lanes or scenarios.
+ */
+export class EmbeddedCluster {
+  readonly store: ObjectStore;
+  readonly registry = new ResourceRegistry();
+  readonly api: ObjectApi;
+  readonly faults = new FaultInjector();
+  readonly webhooks = new ConversionWebhooks();
+  readonly token = randomBytes(24).toString('hex');
+  private server?: ApiServer;
+  private controllers: Controller[] = [];
+  private caCert = '';
+  private port = 0;
+
+  private constructor(private readonly options: EmbeddedClusterOptions) {
+    this.store = new ObjectStore({ historyLimit: options.historyLimit });
+    this.api = new ObjectApi(this.store, this.registry);
+    for (const type of builtinTypes()) this.registry.add(type);
+    // The conversion webhook Agent Sandbox's controller binary serves, in-process.
+    this.webhooks.register(AGENT_SANDBOX_WEBHOOK, convertSandbox);
+  }
+
+  static async start(options: EmbeddedClusterOptions = {}): Promise<EmbeddedCluster> {
+    const cluster = new EmbeddedCluster(options);
+    await cluster.boot();
+    return cluster;
+  }
+
+  private async boot(): Promise<void> {
+    const namespaces = this.api.target('v1', 'namespaces');
+    for (const name of INITIAL_NAMESPACES) this.api.create(namespaces, { metadata: { name } });
+    this.controllers = [new GarbageCollector(this.api), new NamespaceController(this.api), new CrdController(this.api, this.webhooks)];
+    const tls = await generateServingCertificate();
+    this.caCert = tls.cert;
+    this.server = new ApiServer(this.api, this.faults, { token: this.token, tls, bookmarkIntervalMs: this.options.bookmarkIntervalMs });
+    this.port = await this.server.listen('127.0.0.1', this.options.port ?? 0);
+    if (this.options.kubeconfigPath) {
+      await mkdir(dirname(this.options.kubeconfigPath), { recursive: true });
+      await writeFile(this.options.kubeconfigPath, this.kubeconfig(), { mode: 0o600 });
+    }
+  }
+
+  get url(): string {
+    return `https://127.0.0.1:${this.port}`;
+  }
+
+  get certificateAuthority(): string {
+    return this.caCert;
+  }
+
+  kubeconfig(): string {
+    return renderKubeconfig({ server: this.url, caCert: this.caCert, token: this.token });
+  }
+
+  /** Plugs in the node agent that serves container logs and exec. */
+  setNodeBackend(backend: NodeBackend | undefined): void {
+    this.server?.setNodeBackend(backend);
+  }
+
+  async stop(): Promise<void> {
+    for (const controller of this.controllers) controller.stop();
+    await this.server?.close();
+  }
+}

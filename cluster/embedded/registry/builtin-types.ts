@@ -1,0 +1,64 @@
+import type { ResourceStrategy, ResourceType, ScaleSubresource } from './resource-type.ts';
+import { configMapStrategy, secretStrategy } from './builtin/immutable-data.ts';
+import { namespaceStrategy } from './builtin/namespaces.ts';
+import { podStrategy } from './builtin/pods.ts';
+import { ClusterIpAllocator, serviceStrategy } from './builtin/services.ts';
+import { crdStrategy } from './builtin/crds.ts';
+
+interface Declaration {
+  group: string;
+  version: string;
+  plural: string;
+  kind: string;
+  namespaced: boolean;
+  shortNames?: string[];
+  categories?: string[];
+  status?: boolean;
+  scale?: ScaleSubresource;
+  extraSubresources?: string[];
+  strategy?: ResourceStrategy;
+}
+
+function builtin(d: Declaration): ResourceType {
+  return {
+    group: d.group,
+    plural: d.plural,
+    singular: d.kind.toLowerCase(),
+    kind: d.kind,
+    listKind: `${d.kind}List`,
+    namespaced: d.namespaced,
+    shortNames: d.shortNames ?? [],
+    categories: d.categories ?? [],
+    versions: [{ name: d.version, served: true, storage: true, status: d.status ?? false, scale: d.scale }],
+    builtin: true,
+    extraSubresources: d.extraSubresources ?? [],
+    strategy: d.strategy ?? {},
+  };
+}
+
+/** The built-in kinds this cluster serves: what the driver, the controllers and kubectl use. */
+export function builtinTypes(): ResourceType[] {
+  const clusterIps = new ClusterIpAllocator();
+  return [
+    builtin({ group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false, shortNames: ['ns'], status: true, extraSubresources: ['finalize'], strategy: namespaceStrategy }),
+    builtin({ group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true, shortNames: ['po'], categories: ['all'], status: true, extraSubresources: ['log', 'exec', 'attach', 'binding'], strategy: podStrategy }),
+    builtin({ group: '', version: 'v1', plural: 'services', kind: 'Service', namespaced: true, shortNames: ['svc'], categories: ['all'], status: true, strategy: serviceStrategy(clusterIps) }),
+    builtin({ group: '', version: 'v1', plural: 'endpoints', kind: 'Endpoints', namespaced: true, shortNames: ['ep'] }),
+    builtin({ group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true, strategy: secretStrategy }),
+    builtin({ group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true, shortNames: ['cm'], strategy: configMapStrategy }),
+    builtin({ group: '', version: 'v1', plural: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true, shortNames: ['sa'] }),
+    builtin({ group: '', version: 'v1', plural: 'persistentvolumeclaims', kind: 'PersistentVolumeClaim', namespaced: true, shortNames: ['pvc'], status: true }),
+    builtin({ group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true, shortNames: ['ev'] }),
+    builtin({ group: '', version: 'v1', plural: 'nodes', kind: 'Node', namespaced: false, shortNames: ['no'], status: true }),
+    builtin({ group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment', namespaced: true, shortNames: ['deploy'], categories: ['all'], status: true, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } }),
+    builtin({ group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'roles', kind: 'Role', namespaced: true }),
+    builtin({ group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'rolebindings', kind: 'RoleBinding', namespaced: true }),
+    builtin({ group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'clusterroles', kind: 'ClusterRole', namespaced: false }),
+    builtin({ group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'clusterrolebindings', kind: 'ClusterRoleBinding', namespaced: false }),
+    builtin({ group: 'networking.k8s.io', version: 'v1', plural: 'networkpolicies', kind: 'NetworkPolicy', namespaced: true, shortNames: ['netpol'] }),
+    builtin({ group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease', namespaced: true }),
+    builtin({ group: 'events.k8s.io', version: 'v1', plural: 'events', kind: 'Event', namespaced: true, shortNames: ['ev'] }),
+    builtin({ group: 'discovery.k8s.io', version: 'v1', plural: 'endpointslices', kind: 'EndpointSlice', namespaced: true }),
+    builtin({ group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false, shortNames: ['crd', 'crds'], status: true, strategy: crdStrategy }),
+  ];
+}

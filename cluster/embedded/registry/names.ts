@@ -1,0 +1,42 @@
+import { randomInt } from 'node:crypto';
+import { causes, type StatusCause } from '../errors.ts';
+
+const LABEL = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
+const labelPattern = new RegExp(`^${LABEL}$`);
+const subdomainPattern = new RegExp(`^${LABEL}(\\.${LABEL})*$`);
+
+/** Which name rule a kind uses, as in kube-apiserver's validation. */
+export type NameRule = 'subdomain' | 'label';
+
+/** Field errors for `metadata.name`, worded as the real server's validation messages. */
+export function validateName(name: string, rule: NameRule): StatusCause[] {
+  const field = 'metadata.name';
+  if (rule === 'label') {
+    const problems: string[] = [];
+    if (name.length > 63) problems.push('must be no more than 63 characters');
+    if (!labelPattern.test(name)) {
+      problems.push(
+        `a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '${LABEL}')`,
+      );
+    }
+    return problems.map((p) => causes.invalid(field, name, p));
+  }
+  const problems: string[] = [];
+  if (name.length > 253) problems.push('must be no more than 253 characters');
+  if (!subdomainPattern.test(name)) {
+    problems.push(
+      `a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '${LABEL}(\\.${LABEL})*')`,
+    );
+  }
+  return problems.map((p) => causes.invalid(field, name, p));
+}
+
+// The alphabet kube-apiserver uses for generated suffixes: no vowels, no look-alike digits.
+const SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+
+/** `generateName` plus five random characters, the prefix cut so the whole stays within 63. */
+export function generateName(prefix: string): string {
+  let suffix = '';
+  for (let i = 0; i < 5; i++) suffix += SUFFIX_ALPHABET[randomInt(SUFFIX_ALPHABET.length)];
+  return prefix.slice(0, 58) + suffix;
+}

@@ -1,0 +1,707 @@
+import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
+import jsonPatch from 'fast-json-patch';
+import { parse as parseYaml } from 'yaml';
+import { ApiError, causes, errors, type StatusCause } from '../errors.ts';
+import { coreMergeKeys } from '../patch/merge-keys.ts';
+import { jsonMergePatch } from '../patch/merge-patch.ts';
+import { strategicMergePatch } from '../patch/strategic-merge.ts';
+import { applyDefaults } from '../schema/defaults.ts';
+import { prune } from '../schema/prune.ts';
+import { validateAgainstSchema } from '../schema/structural-schema.ts';
+import type { ObjectStore, StoreEvent, WatchEventType } from '../store/object-store.ts';
+import { commonFieldSelectors, fieldSelectorsByResource, parseFieldSelector, parseLabelSelector } from '../store/selectors.ts';
+import { clone, isPlainObject, type KubeObject } from '../types.ts';
+import { fieldSet } from './managed-fields.ts';
+import { generateName, validateName } from './names.ts';
+import type { ResourceRegistry } from './resource-registry.ts';
+import { apiVersionOf, resourceKey, storageVersion, type ResourceType, type ResourceVersion } from './resource-type.ts';
+
+/** What a request addresses: a served version of a resource, in a namespace or cluster-wide. */
+export interface Target {
+  type: ResourceType;
+  version: ResourceVersion;
+  namespace?: string;
+}
+
+export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
+
+export interface WriteOptions {
+  dryRun?: boolean;
+  fieldManager?: string;
+  fieldValidation?: FieldValidation;
+  /** '' for the main resource, 'status' or 'scale'. */
+  subresource?: string;
+  /** Server-side apply: take over conflicting fields. */
+  force?: boolean;
+}
+
+export interface WriteResult {
+  object: KubeObject;
+  warnings: string[];
+  created: boolean;
+}
+
+export interface ListOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  limit?: number;
+  continue?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: string;
+}
+
+export interface ListResult {
+  items: KubeObject[];
+  resourceVersion: string;
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+export interface DeleteOptions {
+  gracePeriodSeconds?: number;
+  propagationPolicy?: 'Background' | 'Foreground' | 'Orphan';
+  orphanDependents?: boolean;
+  preconditions?: { uid?: string; resourceVersion?: string };
+  dryRun?: boolean;
+}
+
+export interface DeleteResult {
+  /** The object as it stands after the call: still present (finalizers, graceful Pod) or its last state. */
+  object: KubeObject;
+  removed: boolean;
+}
+
+export interface WatchOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  resourceVersion?: string;
+}
+
+export type WatchEmitter = (type: WatchEventType, object: KubeObject) => void;
+
+export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';
+
+/** Finalizers the API server itself acts on. */
+export const ORPHAN_FINALIZER = 'orphan';
+export const FOREGROUND_FINALIZER = 'foregroundDeletion';
+
+function now(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function displayKind(type: ResourceType): string {
+  return type.kind;
+}
+
+/**
+ * The one write path of the embedded cluster: the HTTP layer, the controllers and the node
+ * agent all change objects through these calls, so every change is validated, versioned and
+ * seen by watchers the same way. Semantics follow kube-apiserver's generic registry store:
+ * names, uid, generation, optimistic concurrency, graceful deletion, finalizers, defaults,
+ * pruning and schema validation for custom resources, conversion between versions.
+ */
+export class ObjectApi {
+  constructor(
+    readonly store: ObjectStore,
+    readonly registry: ResourceRegistry,
+  ) {}
+
+  /** The target for a group/version/plural, for in-process callers. Throws 404 when not served. */
+  target(apiVersion: string, plural: string, namespace?: string): Target {
+    const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
+    const found = this.registry.lookup(group, version, plural);
+    if (!found) throw errors.noRoute();
+    return { ...found, namespace };
+  }
+
+  /** The storage-version target for a store resource key, for controllers acting on any kind. */
+  targetForKey(key: string, namespace?: string): Target | undefined {
+    const type = this.registry.byResourceKey(key);
+    return type ? { type, version: storageVersion(type), namespace: type.namespaced ? namespace : undefined } : undefined;
+  }
+
+  // ---- reads ----
+
+  get(target: Target, name: string): KubeObject {
+    const stored = this.store.get(this.key(target), target.namespace, name);
+    if (!stored) throw errors.notFound(target.type.group, target.type.plural, name);
+    return this.present(target, stored);
+  }
+
+  list(target: Target, options: ListOptions = {}): ListResult {
+    const key = this.key(target);
+    const labels = parseLabelSelector(options.labelSelector ?? '');
+    const fields = parseFieldSelector(options.fieldSelector ?? '', this.selectableFields(target.type));
+    let revision = this.store.currentRevision();
+    let startAfter: string | undefined;
+    if (options.continue) {
+      ({ revision, startAfter } = decodeContinue(options.continue));
+    } else if (options.resourceVersionMatch === 'Exact' && options.resourceVersion) {
+      revision = parseRevision(options.resourceVersion);
+    } else if (options.resourceVersion && options.resourceVersion !== '0') {
+      const wanted = parseRevision(options.resourceVersion);
+      if (wanted > revision) throw errors.timeout(`Too large resource version: ${wanted}, current: ${revision}`);
+    }
+    const all = this.store.snapshot(key, target.namespace, revision);
+    const matching = all.filter((o) => labels(o.metadata.labels) && fields(o));
+    let start = 0;
+    if (startAfter !== undefined) {
+      start = matching.findIndex((o) => objectSortKey(o) > startAfter!);
+      if (start < 0) start = matching.length;
+    }
+    const limit = options.limit && options.limit > 0 ? options.limit : undefined;
+    const page = limit ? matching.slice(start, start + limit) : matching.slice(start);
+    const remaining = matching.length - start - page.length;
+    const result: ListResult = { items: page.map((o) => this.present(target, o)), resourceVersion: String(revision) };
+    if (limit && remaining > 0) {
+      result.continue = encodeContinue(revision, objectSortKey(page[page.length - 1]));
+      result.remainingItemCount = remaining;
+    }
+    return result;
+  }
+
+  /**
+   * Streams changes in commit order. Without a resourceVersion (or "0") the current objects come
+   * first as ADDED; with one, everything after it is replayed from the revision log (410 when
+   * it is too old). Objects entering or leaving the selectors appear as ADDED or DELETED.
+   */
+  watch(target: Target, options: WatchOptions, emit: WatchEmitter): () => void {
+    const key = this.key(target);
+    const labels = parseLabelSelector(options.labelSelector ?? '');
+    const fields = parseFieldSelector(options.fieldSelector ?? '', this.selectableFields(target.type));
+    const matches = (o: KubeObject | undefined) =>
+      !!o && (!target.namespace || o.metadata.namespace === target.namespace) && labels(o.metadata.labels) && fields(o);
+    let from: number;
+    if (!options.resourceVersion || options.resourceVersion === '0') {
+      from = this.store.currentRevision();
+      for (const object of this.store.list(key, target.namespace)) {
+        if (matches(object)) emit('ADDED', this.present(target, object));
+      }
+    } else {
+      from = parseRevision(options.resourceVersion);
+    }
+    return this.store.subscribe(from, (event: StoreEvent) => {
+      if (event.resource !== key) return;
+      const now = event.type === 'DELETED' ? false : matches(event.object);
+      const before = matches(event.previous);
+      if (event.type === 'DELETED' && before) emit('DELETED', this.present(target, event.object));
+      else if (event.type === 'ADDED' && now) emit('ADDED', this.present(target, event.object));
+      else if (event.type === 'MODIFIED') {
+        if (now && before) emit('MODIFIED', this.present(target, event.object));
+        else if (now) emit('ADDED', this.present(target, event.object));
+        else if (before) emit('DELETED', this.present(target, event.object));
+      }
+    });
+  }
+
+  // ---- writes ----
+
+  create(target: Target, body: unknown, options: WriteOptions = {}): WriteResult {
+    const { type } = target;
+    const object = this.checkBody(target, body);
+    const warnings: string[] = [];
+    const meta = object.metadata;
+    if (meta.resourceVersion) throw errors.badRequest('resourceVersion should not be set on objects to be created');
+    if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
+    if (!meta.name) {
+      throw errors.invalid(displayKind(type), type.group, '', [
+        { reason: 'FieldValueRequired', field: 'metadata.name', message: 'Required value: name or generateName is required' },
+      ]);
+    }
+    const nameErrors = validateName(meta.name, this.nameRule(type));
+    if (nameErrors.length) throw errors.invalid(displayKind(type), type.group, meta.name, nameErrors);
+    if (type.namespaced) this.assertNamespaceOpen(meta.namespace!);
+
+    const stored = this.toStorage(target, object);
+    if (target.version.status) delete stored.status;
+    type.strategy.prepareForCreate?.(stored);
+    this.admit(target, stored, undefined, options, warnings);
+    const causeList = type.strategy.validateCreate?.(stored) ?? [];
+    if (causeList.length) throw errors.invalid(displayKind(type), type.group, meta.name, causeList);
+
+    if (this.store.get(this.key(target), stored.metadata.namespace, meta.name)) {
+      throw errors.alreadyExists(type.group, type.plural, meta.name);
+    }
+    Object.assign(stored.metadata, {
+      uid: randomUUID(),
+      creationTimestamp: now(),
+      generation: 1,
+    });
+    delete stored.metadata.deletionTimestamp;
+    delete stored.metadata.deletionGracePeriodSeconds;
+    this.recordManager(stored, options, target, 'Update');
+    if (options.dryRun) return { object: this.present(target, stored), warnings, created: true };
+    return { object: this.present(target, this.store.create(this.key(target), stored)), warnings, created: true };
+  }
+
+  /** PUT: replace the object (or only its status/scale through those subresources). */
+  update(target: Target, name: string, body: unknown, options: WriteOptions = {}): WriteResult {
+    const object = this.checkBody(target, body, name);
+    const current = this.store.get(this.key(target), target.namespace, name);
+    if (!current) throw errors.notFound(target.type.group, target.type.plural, name);
+    if (object.metadata.uid && object.metadata.uid !== current.metadata.uid) {
+      throw errors.conflict(
+        target.type.group,
+        target.type.plural,
+        name,
+        `Precondition failed: UID in precondition: ${object.metadata.uid}, UID in object meta: ${current.metadata.uid}`,
+      );
+    }
+    if (object.metadata.resourceVersion && object.metadata.resourceVersion !== current.metadata.resourceVersion) {
+      throw errors.staleResourceVersion(target.type.group, target.type.plural, name);
+    }
+    return this.replace(target, current, this.toStorage(target, object), options);
+  }
+
+  patch(target: Target, name: string, patchType: PatchType, patchBody: unknown, options: WriteOptions = {}): WriteResult {
+    const { type } = target;
+    const current = this.store.get(this.key(target), target.namespace, name);
+    if (patchType === 'apply') {
+      if (!options.fieldManager) {
+        throw errors.badRequest('PATCH, application/apply-patch+yaml requires fieldManager to be set');
+      }
+      const applied = typeof patchBody === 'string' ? parseApplyBody(patchBody) : patchBody;
+      if (!current) {
+        if (options.subresource) throw errors.notFound(type.group, type.plural, name);
+        const result = this.create(target, applied, options);
+        return { ...result, object: result.object };
+      }
+      const live = this.present(target, current);
+      const merged = type.builtin
+        ? strategicMergePatch(live, applied, coreMergeKeys)
+        : jsonMergePatch(live, applied);
+      return this.applyPatched(target, current, merged, { ...options }, 'Apply');
+    }
+    if (!current) throw errors.notFound(type.group, type.plural, name);
+    const live = this.present(target, current);
+    let patched: unknown;
+    switch (patchType) {
+      case 'merge':
+        if (!isPlainObject(patchBody)) throw errors.badRequest('merge patch body must be a JSON object');
+        patched = jsonMergePatch(live, patchBody);
+        break;
+      case 'strategic':
+        if (!type.builtin) {
+          throw errors.unsupportedMediaType('application/strategic-merge-patch+json', [
+            'application/json-patch+json',
+            'application/merge-patch+json',
+            'application/apply-patch+yaml',
+          ]);
+        }
+        if (!isPlainObject(patchBody)) throw errors.badRequest('strategic merge patch body must be a JSON object');
+        patched = strategicMergePatch(live, patchBody, coreMergeKeys);
+        break;
+      case 'json':
+        patched = applyJsonPatch(live, patchBody);
+        break;
+    }
+    return this.applyPatched(target, current, patched, options, 'Update');
+  }
+
+  delete(target: Target, name: string, options: DeleteOptions = {}): DeleteResult {
+    const { type } = target;
+    const key = this.key(target);
+    const current = this.store.get(key, target.namespace, name);
+    if (!current) throw errors.notFound(type.group, type.plural, name);
+    const pre = options.preconditions;
+    if (pre?.uid && pre.uid !== current.metadata.uid) {
+      throw errors.conflict(
+        type.group,
+        type.plural,
+        name,
+        `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid}`,
+      );
+    }
+    if (pre?.resourceVersion && pre.resourceVersion !== current.metadata.resourceVersion) {
+      throw errors.conflict(
+        type.group,
+        type.plural,
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`,
+      );
+    }
+    const next = clone(current);
+    const meta = next.metadata;
+    const finalizers = new Set(meta.finalizers ?? []);
+    const policy = options.propagationPolicy ?? (options.orphanDependents ? 'Orphan' : undefined);
+    if (!meta.deletionTimestamp) {
+      if (policy === 'Orphan') finalizers.add(ORPHAN_FINALIZER);
+      if (policy === 'Foreground') finalizers.add(FOREGROUND_FINALIZER);
+    }
+    const grace = type.strategy.gracePeriodSeconds?.(current, options.gracePeriodSeconds) ?? 0;
+    if (finalizers.size === 0 && grace === 0 && !type.strategy.holdsDeletion?.(current)) {
+      if (options.dryRun) return { object: this.present(target, current), removed: true };
+      return { object: this.present(target, this.store.remove(key, target.namespace, name)), removed: true };
+    }
+    const deadline = new Date(Date.now() + grace * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const shortens = meta.deletionGracePeriodSeconds === undefined || grace < meta.deletionGracePeriodSeconds;
+    if (!meta.deletionTimestamp || shortens) {
+      meta.deletionTimestamp = deadline;
+      meta.deletionGracePeriodSeconds = grace;
+    }
+    if (finalizers.size) meta.finalizers = [...finalizers];
+    type.strategy.markDeleting?.(next);
+    if (isDeepStrictEqual(next, current) || options.dryRun) return { object: this.present(target, next), removed: false };
+    return { object: this.present(target, this.store.update(key, next)), removed: false };
+  }
+
+  deleteCollection(target: Target, listOptions: ListOptions, deleteOptions: DeleteOptions): KubeObject[] {
+    const { items } = this.list(target, { labelSelector: listOptions.labelSelector, fieldSelector: listOptions.fieldSelector });
+    const deleted: KubeObject[] = [];
+    for (const item of items) {
+      const scoped = { ...target, namespace: item.metadata.namespace };
+      try {
+        deleted.push(this.delete(scoped, item.metadata.name!, deleteOptions).object);
+      } catch (error) {
+        if (!(error instanceof ApiError && error.code === 404)) throw error;
+      }
+    }
+    return deleted;
+  }
+
+  /** Removes a Pod whose termination the node agent confirmed (the kubelet's final grace-0 delete). */
+  finalizeGracefulDeletion(target: Target, name: string, uid: string): boolean {
+    const current = this.store.get(this.key(target), target.namespace, name);
+    if (!current || current.metadata.uid !== uid || !current.metadata.deletionTimestamp) return false;
+    if ((current.metadata.finalizers ?? []).length > 0) {
+      this.store.update(this.key(target), { ...current, metadata: { ...current.metadata, deletionGracePeriodSeconds: 0 } });
+      return false;
+    }
+    this.store.remove(this.key(target), target.namespace, name);
+    return true;
+  }
+
+  /** The pods/binding subresource: assigns an unscheduled Pod to a node (the scheduler's only write to spec). */
+  bind(target: Target, name: string, nodeName: string): KubeObject {
+    const key = this.key(target);
+    const current = this.store.get(key, target.namespace, name);
+    if (!current) throw errors.notFound(target.type.group, target.type.plural, name);
+    const spec = (current.spec ?? {}) as { nodeName?: string; schedulingGates?: unknown[] };
+    if (spec.nodeName) throw errors.conflict('', 'pods', name, `pod ${name} is already assigned to node "${spec.nodeName}"`);
+    if ((spec.schedulingGates ?? []).length > 0) throw errors.conflict('', 'pods', name, `pod ${name} has non-empty .spec.schedulingGates`);
+    if (current.metadata.deletionTimestamp) throw errors.conflict('', 'pods', name, `pod ${name} is being deleted, cannot be assigned to a host`);
+    const next = clone(current);
+    (next.spec as Record<string, unknown>).nodeName = nodeName;
+    const status = (next.status ?? {}) as { conditions?: Record<string, unknown>[] };
+    const stamp = now();
+    status.conditions = [
+      ...(status.conditions ?? []).filter((c) => c.type !== 'PodScheduled'),
+      { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: stamp },
+    ];
+    next.status = status;
+    return this.present(target, this.store.update(key, next));
+  }
+
+  /** The autoscaling/v1 Scale view of an object whose version has a scale subresource. */
+  getScale(target: Target, name: string): KubeObject {
+    const scale = target.version.scale;
+    if (!scale) throw errors.noRoute();
+    const object = this.get(target, name);
+    return {
+      apiVersion: 'autoscaling/v1',
+      kind: 'Scale',
+      metadata: {
+        name,
+        namespace: object.metadata.namespace,
+        uid: object.metadata.uid,
+        resourceVersion: object.metadata.resourceVersion,
+        creationTimestamp: object.metadata.creationTimestamp,
+      },
+      spec: { replicas: readPath(object, scale.specReplicasPath) ?? 0 },
+      status: {
+        replicas: readPath(object, scale.statusReplicasPath) ?? 0,
+        ...(scale.labelSelectorPath && readPath(object, scale.labelSelectorPath) !== undefined
+          ? { selector: readPath(object, scale.labelSelectorPath) }
+          : {}),
+      },
+    };
+  }
+
+  /** Writes `spec.replicas` of a Scale back to the object's specReplicasPath. */
+  updateScale(target: Target, name: string, body: unknown, options: WriteOptions = {}): KubeObject {
+    const scale = target.version.scale;
+    if (!scale) throw errors.noRoute();
+    if (!isPlainObject(body) || !isPlainObject(body.spec) || typeof body.spec.replicas !== 'number') {
+      throw errors.badRequest('a Scale object with spec.replicas is required');
+    }
+    const metadata = isPlainObject(body.metadata) ? body.metadata : {};
+    const current = this.get(target, name);
+    if (metadata.resourceVersion && metadata.resourceVersion !== current.metadata.resourceVersion) {
+      throw errors.staleResourceVersion(target.type.group, target.type.plural, name);
+    }
+    writePath(current, scale.specReplicasPath, body.spec.replicas);
+    this.update(target, name, current, { ...options, subresource: '' });
+    return this.getScale(target, name);
+  }
+
+  // ---- internals ----
+
+  private applyPatched(
+    target: Target,
+    current: KubeObject,
+    patched: unknown,
+    options: WriteOptions,
+    operation: 'Update' | 'Apply',
+  ): WriteResult {
+    if (!isPlainObject(patched) || !isPlainObject(patched.metadata)) throw errors.badRequest('patch produced an object without metadata');
+    const object = patched as KubeObject;
+    const name = current.metadata.name!;
+    if (object.metadata.name !== name) {
+      throw errors.badRequest(`the name of the object (${String(object.metadata.name)}) does not match the name on the URL (${name})`);
+    }
+    if (object.metadata.resourceVersion && object.metadata.resourceVersion !== current.metadata.resourceVersion) {
+      throw errors.staleResourceVersion(target.type.group, target.type.plural, name);
+    }
+    if (object.metadata.uid && object.metadata.uid !== current.metadata.uid) {
+      throw errors.conflict(
+        target.type.group,
+        target.type.plural,
+        name,
+        `Precondition failed: UID in precondition: ${object.metadata.uid}, UID in object meta: ${current.metadata.uid}`,
+      );
+    }
+    return this.replace(target, current, this.toStorage(target, object), options, operation);
+  }
+
+  private replace(
+    target: Target,
+    current: KubeObject,
+    incoming: KubeObject,
+    options: WriteOptions,
+    operation: 'Update' | 'Apply' = 'Update',
+  ): WriteResult {
+    const { type } = target;
+    const key = this.key(target);
+    const warnings: string[] = [];
+    const sub = options.subresource ?? '';
+    let next: KubeObject;
+    if (sub === 'status') {
+      next = { ...clone(current), status: clone(incoming.status) };
+      if (next.status === undefined) delete next.status;
+    } else if (sub === 'finalize') {
+      // Namespace finalize: only spec.finalizers changes (the namespace controller's last step).
+      const spec = isPlainObject(incoming.spec) ? incoming.spec : {};
+      next = clone(current);
+      next.spec = { ...(next.spec as object), finalizers: clone(spec.finalizers ?? []) };
+    } else {
+      next = incoming;
+      if (target.version.status) {
+        if (current.status === undefined) delete next.status;
+        else next.status = clone(current.status);
+      }
+    }
+    // Fields the client cannot change through a write.
+    const meta = next.metadata;
+    for (const field of ['name', 'namespace', 'uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation'] as const) {
+      if (current.metadata[field] === undefined) delete meta[field];
+      else meta[field] = current.metadata[field] as never;
+    }
+    if (current.metadata.deletionTimestamp) {
+      const added = (meta.finalizers ?? []).filter((f) => !(current.metadata.finalizers ?? []).includes(f));
+      if (added.length) {
+        throw errors.invalid(type.kind, type.group, current.metadata.name!, [
+          causes.forbidden('metadata.finalizers', `no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`),
+        ]);
+      }
+    }
+    if (sub !== 'status') this.admit(target, next, current, options, warnings);
+    const causeList = type.strategy.validateUpdate?.(next, current) ?? [];
+    if (causeList.length) throw errors.invalid(type.kind, type.group, current.metadata.name!, causeList);
+
+    if (!isDeepStrictEqual(specOf(next), specOf(current))) meta.generation = (current.metadata.generation ?? 1) + 1;
+    this.recordManager(next, options, target, operation);
+    const unchanged = isDeepStrictEqual(withoutVolatile(next), withoutVolatile(current));
+    if (unchanged) return { object: this.present(target, current), warnings, created: false };
+    if (options.dryRun) return { object: this.present(target, next), warnings, created: false };
+
+    // The last finalizer leaving an object that is being deleted completes the deletion.
+    const gracefulPending = (current.metadata.deletionGracePeriodSeconds ?? 0) > 0;
+    if (meta.deletionTimestamp && (meta.finalizers ?? []).length === 0 && !gracefulPending && !type.strategy.holdsDeletion?.(next)) {
+      this.store.update(key, next);
+      return { object: this.present(target, this.store.remove(key, target.namespace, meta.name!)), warnings, created: false };
+    }
+    return { object: this.present(target, this.store.update(key, next)), warnings, created: false };
+  }
+
+  /** Custom-resource admission: prune unknown fields, apply defaults, validate against the version's schema. */
+  private admit(target: Target, object: KubeObject, _old: KubeObject | undefined, options: WriteOptions, warnings: string[]): void {
+    const { type } = target;
+    type.strategy.normalize?.(object);
+    if (type.builtin) return;
+    const version = storageVersion(type);
+    const schema = version.schema;
+    if (!schema) return;
+    const unknown = prune(object, schema, { isRoot: true });
+    if (unknown.length && options.fieldValidation === 'Strict') {
+      throw errors.badRequest(`strict decoding error: ${unknown.map((f) => `unknown field "${f}"`).join(', ')}`);
+    }
+    if (unknown.length && options.fieldValidation === 'Warn') warnings.push(...unknown.map((f) => `unknown field "${f}"`));
+    applyDefaults(object, schema);
+    const causeList = validateAgainstSchema(object, schema).filter((c) => !c.field?.startsWith('metadata'));
+    if (causeList.length) throw errors.invalid(type.kind, type.group, object.metadata.name ?? '', causeList);
+  }
+
+  private checkBody(target: Target, body: unknown, urlName?: string): KubeObject {
+    const { type, version } = target;
+    if (!isPlainObject(body)) throw errors.badRequest('the body of the request must be a JSON or YAML object');
+    const object = clone(body) as KubeObject;
+    const expected = apiVersionOf(type.group, version.name);
+    if (object.apiVersion !== undefined && object.apiVersion !== expected) {
+      throw errors.badRequest(`the API version in the data (${String(object.apiVersion)}) does not match the expected API version (${expected})`);
+    }
+    if (object.kind !== undefined && object.kind !== type.kind) {
+      throw errors.badRequest(`the kind in the data (${String(object.kind)}) does not match the expected kind (${type.kind})`);
+    }
+    object.apiVersion = expected;
+    object.kind = type.kind;
+    if (!isPlainObject(object.metadata)) object.metadata = {};
+    const meta = object.metadata;
+    if (urlName !== undefined) {
+      if (meta.name && meta.name !== urlName) {
+        throw errors.badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${urlName})`);
+      }
+      meta.name = urlName;
+    }
+    if (type.namespaced) {
+      if (meta.namespace && target.namespace && meta.namespace !== target.namespace) {
+        throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      }
+      meta.namespace = target.namespace ?? meta.namespace;
+      if (!meta.namespace) throw errors.badRequest('a namespace must be given for a namespaced resource');
+    } else {
+      delete meta.namespace;
+    }
+    return object;
+  }
+
+  private assertNamespaceOpen(namespace: string): void {
+    const ns = this.store.get('namespaces', undefined, namespace);
+    if (!ns) throw errors.notFound('', 'namespaces', namespace);
+    if (ns.metadata.deletionTimestamp) {
+      throw new ApiError(
+        403,
+        'Forbidden',
+        `unable to create new content in namespace ${namespace} because it is being terminated`,
+        { causes: [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }] },
+      );
+    }
+  }
+
+  private nameRule(type: ResourceType): 'label' | 'subdomain' {
+    return type.group === '' && (type.plural === 'namespaces' || type.plural === 'services') ? 'label' : 'subdomain';
+  }
+
+  private selectableFields(type: ResourceType): readonly string[] {
+    return [...commonFieldSelectors, ...(type.builtin ? fieldSelectorsByResource[type.plural] ?? [] : [])];
+  }
+
+  private key(target: Target): string {
+    return resourceKey(target.type.group, target.type.plural);
+  }
+
+  /** Converts a client-version object into the storage version. */
+  private toStorage(target: Target, object: KubeObject): KubeObject {
+    return this.convert(target.type, object, storageVersion(target.type).name);
+  }
+
+  /** A copy of a stored object in the version the client asked for. */
+  present(target: Target, stored: KubeObject): KubeObject {
+    return this.convert(target.type, clone(stored), target.version.name);
+  }
+
+  private convert(type: ResourceType, object: KubeObject, version: string): KubeObject {
+    const wanted = apiVersionOf(type.group, version);
+    if (object.apiVersion === wanted) return object;
+    if (type.converter) return type.converter(object, version);
+    return { ...object, apiVersion: wanted };
+  }
+
+  private recordManager(object: KubeObject, options: WriteOptions, target: Target, operation: 'Update' | 'Apply'): void {
+    if (!options.fieldManager) return;
+    const entries = (object.metadata.managedFields ?? []) as { manager?: string; operation?: string }[];
+    const others = entries.filter((e) => !(e.manager === options.fieldManager && e.operation === operation));
+    const entry: Record<string, unknown> = {
+      manager: options.fieldManager,
+      operation,
+      apiVersion: apiVersionOf(target.type.group, target.version.name),
+      time: now(),
+      fieldsType: 'FieldsV1',
+      fieldsV1: fieldSet(options.subresource === 'status' ? { status: object.status } : { ...object, status: undefined }),
+    };
+    if (options.subresource) entry.subresource = options.subresource;
+    object.metadata.managedFields = [...others, entry];
+  }
+}
+
+/** Everything but metadata and status: what `metadata.generation` tracks. */
+function specOf(object: KubeObject): unknown {
+  const { metadata: _m, status: _s, ...rest } = object;
+  return rest;
+}
+
+function withoutVolatile(object: KubeObject): unknown {
+  const { resourceVersion: _rv, managedFields: _mf, ...meta } = object.metadata;
+  return { ...object, metadata: meta };
+}
+
+/** Reads a simple `.a.b.c` JSON path, the form CRD scale paths use. */
+function readPath(object: unknown, path: string): unknown {
+  let value: unknown = object;
+  for (const part of path.replace(/^\./, '').split('.')) value = isPlainObject(value) ? value[part] : undefined;
+  return value;
+}
+
+function writePath(object: Record<string, unknown>, path: string, value: unknown): void {
+  const parts = path.replace(/^\./, '').split('.');
+  let node = object;
+  for (const part of parts.slice(0, -1)) {
+    if (!isPlainObject(node[part])) node[part] = {};
+    node = node[part] as Record<string, unknown>;
+  }
+  node[parts[parts.length - 1]] = value;
+}
+
+function objectSortKey(object: KubeObject): string {
+  return object.metadata.namespace ? `${object.metadata.namespace}/${object.metadata.name}` : object.metadata.name!;
+}
+
+function parseRevision(value: string): number {
+  const revision = Number(value);
+  if (!Number.isInteger(revision) || revision < 0) throw errors.badRequest(`invalid resource version: ${value}`);
+  return revision;
+}
+
+function encodeContinue(revision: number, startAfter: string): string {
+  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv: revision, start: startAfter })).toString('base64url');
+}
+
+function decodeContinue(token: string): { revision: number; startAfter: string } {
+  try {
+    const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { rv: unknown; start: unknown };
+    if (typeof parsed.rv === 'number' && typeof parsed.start === 'string') return { revision: parsed.rv, startAfter: parsed.start };
+  } catch {
+    // fall through to the error below
+  }
+  throw errors.badRequest('invalid continue token');
+}
+
+function parseApplyBody(text: string): unknown {
+  try {
+    return parseYaml(text);
+  } catch (error) {
+    throw errors.badRequest(`error decoding YAML: ${(error as Error).message}`);
+  }
+}
+
+function applyJsonPatch(document: KubeObject, operations: unknown): unknown {
+  if (!Array.isArray(operations)) throw errors.badRequest('json patch body must be a JSON array of operations');
+  try {
+    return jsonPatch.applyPatch(document, operations as jsonPatch.Operation[], true, false).newDocument;
+  } catch (error) {
+    const message = (error as Error).message.split('\n')[0];
+    throw new ApiError(422, 'Invalid', `the server rejected our request due to an error in our request: ${message}`);
+  }
+}
+
+export type { StatusCause };

@@ -1,0 +1,64 @@
+#!/usr/bin/env tsx
+/**
+ * `npm run cluster -- up [--kubeconfig FILE]`: runs the embedded cluster in the foreground
+ * until SIGINT/SIGTERM.
+ */
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { EmbeddedCluster } from '../cluster/embedded/cluster.ts';
+
+const HELP = `Usage: npm run cluster -- up [options]
+
+Starts the embedded Kubernetes cluster (API server, garbage collector, namespace and CRD
+controllers) in the foreground, writes a kubeconfig for it, prints one line with "ready"
+and the kubeconfig path, and stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
+
+Options:
+  --kubeconfig FILE   where to write the kubeconfig (default: .cluster/embedded/kubeconfig)
+  --port N            API server port on 127.0.0.1 (default: a free port)
+  -h, --help          show this help
+
+Then, for example:
+  KUBECONFIG=.cluster/embedded/kubeconfig kubectl get namespaces
+`;
+
+function fail(message: string): never {
+  process.stderr.write(`error: ${message}\n\n${HELP}`);
+  process.exit(2);
+}
+
+let parsed;
+try {
+  parsed = parseArgs({
+    allowPositionals: true,
+    options: {
+      kubeconfig: { type: 'string' },
+      port: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+} catch (error) {
+  fail((error as Error).message);
+}
+const { values, positionals } = parsed;
+if (values.help) {
+  process.stdout.write(HELP);
+  process.exit(0);
+}
+if (positionals[0] !== 'up' || positionals.length > 1) fail(positionals.length ? `unknown command "${positionals.join(' ')}"` : 'missing command "up"');
+const port = values.port === undefined ? undefined : Number(values.port);
+if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) fail(`--port must be a number 0-65535, got "${values.port}"`);
+
+const kubeconfigPath = resolve(values.kubeconfig ?? '.cluster/embedded/kubeconfig');
+const cluster = await EmbeddedCluster.start({ kubeconfigPath, port }).catch((error: Error) => fail(`could not start the embedded cluster: ${error.message}`));
+process.stdout.write(`embedded cluster ready at ${cluster.url}; kubeconfig: ${kubeconfigPath}\n`);
+
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(`${signal}: stopping the embedded cluster\n`);
+    void cluster.stop().then(() => process.exit(0));
+  });
+}
