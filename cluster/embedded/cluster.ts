@@ -3,13 +3,13 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { FaultInjector } from './api/faults.ts';
 import { ApiServer } from './api/http-server.ts';
-import type { NodeBackend } from './api/node-backend.ts';
 import { AGENT_SANDBOX_WEBHOOK, convertSandbox } from './agent-sandbox/conversion.ts';
 import { CrdController } from './controllers/crd-controller.ts';
 import { GarbageCollector } from './controllers/garbage-collector.ts';
 import { NamespaceController } from './controllers/namespace-controller.ts';
 import type { Controller } from './controllers/controller.ts';
 import { renderKubeconfig } from './kubeconfig.ts';
+import { NodeAgent, type NodeAgentOptions } from './node/node-agent.ts';
 import { builtinTypes } from './registry/builtin-types.ts';
 import { ConversionWebhooks } from './registry/conversion-webhooks.ts';
 import { ObjectApi } from './registry/object-api.ts';
@@ -25,6 +25,8 @@ export interface EmbeddedClusterOptions {
   /** How often idle watches that allow bookmarks receive one. */
   bookmarkIntervalMs?: number;
   port?: number;
+  /** Runs a node agent (scheduler, containers as processes, logs, exec); omitted = no node. */
+  node?: NodeAgentOptions;
 }
 
 const INITIAL_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -41,6 +43,7 @@ export class EmbeddedCluster {
   readonly webhooks = new ConversionWebhooks();
   readonly token = randomBytes(24).toString('hex');
   private server?: ApiServer;
+  private nodeAgent?: NodeAgent;
   private controllers: Controller[] = [];
   private caCert = '';
   private port = 0;
@@ -67,6 +70,10 @@ export class EmbeddedCluster {
     this.caCert = tls.cert;
     this.server = new ApiServer(this.api, this.faults, { token: this.token, tls, bookmarkIntervalMs: this.options.bookmarkIntervalMs });
     this.port = await this.server.listen('127.0.0.1', this.options.port ?? 0);
+    if (this.options.node) {
+      this.nodeAgent = await NodeAgent.start(this.api, this.options.node);
+      this.server.setNodeBackend(this.nodeAgent);
+    }
     if (this.options.kubeconfigPath) {
       await mkdir(dirname(this.options.kubeconfigPath), { recursive: true });
       await writeFile(this.options.kubeconfigPath, this.kubeconfig(), { mode: 0o600 });
@@ -85,12 +92,8 @@ export class EmbeddedCluster {
     return renderKubeconfig({ server: this.url, caCert: this.caCert, token: this.token });
   }
 
-  /** Plugs in the node agent that serves container logs and exec. */
-  setNodeBackend(backend: NodeBackend | undefined): void {
-    this.server?.setNodeBackend(backend);
-  }
-
   async stop(): Promise<void> {
+    await this.nodeAgent?.stop();
     for (const controller of this.controllers) controller.stop();
     await this.server?.close();
   }

@@ -1,0 +1,458 @@
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ApiError } from '../errors.ts';
+import type { ObjectApi, Target } from '../registry/object-api.ts';
+import type { KubeObject } from '../types.ts';
+import { containerEnvironment, ContainerConfigError, expand, type DataSource, type EnvFromSource, type EnvVar } from './container-env.ts';
+import { ContainerLog } from './container-logs.ts';
+import type { EventRecorder } from './event-recorder.ts';
+import { resolveCommand, type ImageCatalog } from './images.ts';
+import { runProbe, type Probe } from './probes.ts';
+import { RunningProcess, StartError, type ProcessSpec } from './process-runtime.ts';
+import type { PodFilesystem, VolumeMount } from './volumes.ts';
+
+export interface ContainerSpec {
+  name: string;
+  image: string;
+  command?: string[];
+  args?: string[];
+  workingDir?: string;
+  env?: EnvVar[];
+  envFrom?: EnvFromSource[];
+  ports?: { name?: string; containerPort: number }[];
+  volumeMounts?: VolumeMount[];
+  readinessProbe?: Probe;
+  stdin?: boolean;
+}
+
+type State =
+  | { waiting: { reason: string; message?: string } }
+  | { running: { startedAt: string } }
+  | { terminated: { exitCode: number; reason: string; message?: string; signal?: number; startedAt?: string; finishedAt: string; containerID?: string } };
+
+/** One container of the Pod across its restarts. */
+interface ContainerRun {
+  spec: ContainerSpec;
+  init: boolean;
+  restartCount: number;
+  state: State;
+  lastState?: State;
+  ready: boolean;
+  started: boolean;
+  process?: RunningProcess;
+  logs: ContainerLog[];
+  processSpec?: ProcessSpec;
+  containerID?: string;
+}
+
+export interface PodWorkerContext {
+  api: ObjectApi;
+  events: EventRecorder;
+  images: ImageCatalog;
+  data: DataSource;
+  nodeName: string;
+  hostIP: string;
+  /** First restart back-off; doubles per restart up to maxBackoffMs (kubelet: 10 s to 5 min). */
+  backoffMs: number;
+  maxBackoffMs: number;
+}
+
+function now(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/**
+ * Runs one Pod as the kubelet would: volumes, init containers in order, containers as
+ * processes with restart policy and back-off, readiness probes, status as the kubelet
+ * writes it, and graceful termination (SIGTERM, grace period, SIGKILL) before the Pod
+ * object is released.
+ */
+export class PodWorker {
+  private readonly runs: ContainerRun[];
+  private readonly conditionTimes = new Map<string, { status: string; time: string }>();
+  private readonly target: Target;
+  private readonly startTime = now();
+  private terminating = false;
+  private killed = false;
+  private phaseOverride?: 'Failed' | 'Succeeded';
+  private initialized = false;
+  private configError?: string;
+  private statusQueued = false;
+  private readonly stopped = new AbortController();
+  private killTimer?: NodeJS.Timeout;
+  private killAt = Infinity;
+  readonly done: Promise<void>;
+
+  constructor(
+    private pod: KubeObject,
+    readonly podIP: string,
+    readonly fs: PodFilesystem,
+    private readonly ctx: PodWorkerContext,
+  ) {
+    this.target = ctx.api.target('v1', 'pods', pod.metadata.namespace);
+    const spec = pod.spec as { containers: ContainerSpec[]; initContainers?: ContainerSpec[] };
+    const fresh = (c: ContainerSpec, init: boolean): ContainerRun => ({
+      spec: c,
+      init,
+      restartCount: 0,
+      state: { waiting: { reason: init ? 'PodInitializing' : 'ContainerCreating' } },
+      ready: false,
+      started: false,
+      logs: [],
+    });
+    this.runs = [...(spec.initContainers ?? []).map((c) => fresh(c, true)), ...spec.containers.map((c) => fresh(c, false))];
+    this.done = this.run();
+  }
+
+  get uid(): string {
+    return this.pod.metadata.uid!;
+  }
+
+  /** The latest object from the API (the worker reads env and downward API from it). */
+  observe(pod: KubeObject): void {
+    this.pod = pod;
+    const grace = pod.metadata.deletionGracePeriodSeconds;
+    if (pod.metadata.deletionTimestamp && grace !== undefined) this.terminate(grace);
+  }
+
+  /** Graceful stop: SIGTERM now, SIGKILL when the grace period runs out (sooner if it is shortened). */
+  terminate(graceSeconds: number): void {
+    const killAt = Date.now() + graceSeconds * 1000;
+    if (!this.terminating) {
+      this.terminating = true;
+      this.stopped.abort();
+      for (const run of this.runs) {
+        if (run.process?.running) {
+          this.ctx.events.record(this.pod, 'Normal', 'Killing', `Stopping container ${run.spec.name}`, this.fieldPath(run));
+          run.process.signal('SIGTERM');
+        }
+      }
+    }
+    if (killAt < this.killAt) {
+      this.killAt = killAt;
+      clearTimeout(this.killTimer);
+      this.killTimer = setTimeout(() => this.killAll(), Math.max(0, killAt - Date.now()));
+    }
+  }
+
+  /** Immediate stop without status writes: the Pod object is already gone, or the node is shutting down. */
+  kill(): void {
+    this.killed = true;
+    this.terminating = true;
+    this.stopped.abort();
+    this.killAll();
+  }
+
+  logs(container: string, previous: boolean): ContainerLog | undefined {
+    const run = this.runs.find((r) => r.spec.name === container);
+    if (!run) return undefined;
+    return previous ? run.logs[run.logs.length - 2] : run.logs[run.logs.length - 1];
+  }
+
+  /** Environment and working directory of a running container, for exec. */
+  execSpec(container: string): ProcessSpec | undefined {
+    const run = this.runs.find((r) => r.spec.name === container && !r.init);
+    return run?.process?.running ? run.processSpec : undefined;
+  }
+
+  private killAll(): void {
+    for (const run of this.runs) run.process?.signal('SIGKILL');
+  }
+
+  private async run(): Promise<void> {
+    this.queueStatus();
+    if (!(await this.prepareVolumes())) return this.finish();
+    for (const run of this.runs.filter((r) => r.init)) {
+      const ok = await this.runInit(run);
+      if (!ok) return this.finish();
+    }
+    this.initialized = true;
+    this.queueStatus();
+    await Promise.all(this.runs.filter((r) => !r.init).map((r) => this.runContainer(r)));
+    return this.finish();
+  }
+
+  private async prepareVolumes(): Promise<boolean> {
+    for (;;) {
+      try {
+        await this.fs.prepare(this.pod, this.ctx.data);
+        this.configError = undefined;
+        return true;
+      } catch (error) {
+        if (!(error instanceof ContainerConfigError)) throw error;
+        if (this.configError !== error.message) this.ctx.events.record(this.pod, 'Warning', 'FailedMount', `MountVolume.SetUp failed: ${error.message}`);
+        this.configError = error.message;
+        this.queueStatus();
+        if (!(await this.wait(1000))) return false;
+      }
+    }
+  }
+
+  private async runInit(run: ContainerRun): Promise<boolean> {
+    for (;;) {
+      const exit = await this.startOnce(run);
+      if (this.terminating) return false;
+      if (exit === undefined) continue; // not started (config error): the kubelet keeps retrying
+      if (exit === 0) return true;
+      if (this.restartPolicy() === 'Never') {
+        this.phaseOverride = 'Failed';
+        return false;
+      }
+      if (!(await this.backOff(run))) return false;
+    }
+  }
+
+  private async runContainer(run: ContainerRun): Promise<void> {
+    for (;;) {
+      const exit = await this.startOnce(run);
+      if (this.terminating) return;
+      if (exit === undefined) continue; // not started (config error): the kubelet keeps retrying
+      const policy = this.restartPolicy();
+      const restart = policy === 'Always' || (policy === 'OnFailure' && exit !== 0);
+      if (!restart) return;
+      if (!(await this.backOff(run))) return;
+    }
+  }
+
+  /** One attempt to run the container; resolves with its exit code (undefined when it never started). */
+  private async startOnce(run: ContainerRun): Promise<number | undefined> {
+    const c = run.spec;
+    const fieldPath = this.fieldPath(run);
+    const resolved = resolveCommand(this.ctx.images, c.image, c.command, c.args);
+    if ('pullError' in resolved) {
+      this.ctx.events.record(this.pod, 'Warning', 'Failed', `Failed to pull image "${c.image}": ${resolved.pullError}`, fieldPath);
+      this.setState(run, { waiting: { reason: 'ErrImagePull', message: resolved.pullError } });
+      if (!(await this.wait(500))) return undefined;
+      this.ctx.events.record(this.pod, 'Normal', 'BackOff', `Back-off pulling image "${c.image}"`, fieldPath);
+      this.setState(run, { waiting: { reason: 'ImagePullBackOff', message: `Back-off pulling image "${c.image}": ErrImagePull: ${resolved.pullError}` } });
+      // The image will never appear: stay in ImagePullBackOff until the Pod is deleted.
+      await this.wait(2 ** 31 - 1);
+      return undefined;
+    }
+    let spec: ProcessSpec;
+    try {
+      const env = containerEnvironment(this.pod, c, this.ctx.data);
+      await this.fs.mount(this.pod, c.volumeMounts ?? []);
+      spec = {
+        argv: resolved.argv.map((a) => expand(a, env)),
+        env: { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', HOSTNAME: this.pod.metadata.name!, ...env, POD_ROOT: this.fs.root },
+        cwd: join(this.fs.root, c.workingDir ?? ''),
+        stdin: c.stdin,
+      };
+    } catch (error) {
+      if (!(error instanceof ContainerConfigError)) throw error;
+      this.ctx.events.record(this.pod, 'Warning', 'Failed', `Error: ${error.message}`, fieldPath);
+      this.setState(run, { waiting: { reason: 'CreateContainerConfigError', message: error.message } });
+      await this.wait(1000);
+      return undefined;
+    }
+    this.ctx.events.record(this.pod, 'Normal', 'Pulled', `Container image "${c.image}" already present on machine`, fieldPath);
+    this.ctx.events.record(this.pod, 'Normal', 'Created', `Created container: ${c.name}`, fieldPath);
+    const log = new ContainerLog();
+    run.logs.push(log);
+    run.processSpec = spec;
+    const startedAt = now();
+    try {
+      run.process = await RunningProcess.start(spec, log);
+    } catch (error) {
+      if (!(error instanceof StartError)) throw error;
+      log.end();
+      this.ctx.events.record(this.pod, 'Warning', 'Failed', `Error: ${error.message}`, fieldPath);
+      this.setState(run, { terminated: { exitCode: 128, reason: 'StartError', message: error.message, startedAt: '1970-01-01T00:00:00Z', finishedAt: now() } });
+      return 128;
+    }
+    run.containerID = `embedded://${run.process.pid}`;
+    run.started = true;
+    this.ctx.events.record(this.pod, 'Normal', 'Started', `Started container ${c.name}`, fieldPath);
+    this.setState(run, { running: { startedAt } });
+    const probing = run.init ? undefined : this.probeLoop(run);
+    const exit = await run.process.exited;
+    run.ready = false;
+    await probing;
+    this.setState(run, {
+      terminated: {
+        exitCode: exit.exitCode,
+        reason: exit.exitCode === 0 ? 'Completed' : 'Error',
+        ...(exit.signal ? { signal: exit.exitCode - 128 } : {}),
+        startedAt,
+        finishedAt: now(),
+        containerID: run.containerID,
+      },
+    });
+    return exit.exitCode;
+  }
+
+  /** Readiness: without a probe a running container is ready; with one, its thresholds decide. */
+  private async probeLoop(run: ContainerRun): Promise<void> {
+    const probe = run.spec.readinessProbe;
+    const proc = run.process!;
+    if (!probe) {
+      run.ready = true;
+      this.queueStatus();
+      return;
+    }
+    let successes = 0;
+    let failures = 0;
+    const exited = proc.exited.then(() => false);
+    const pause = (ms: number) => Promise.race([sleep(ms).then(() => true), exited]);
+    if (!(await pause((probe.initialDelaySeconds ?? 0) * 1000))) return;
+    while (proc.running && !this.terminating) {
+      let ok = false;
+      try {
+        ok = await runProbe(probe, { podIP: this.podIP, ports: run.spec.ports ?? [], exec: { env: run.processSpec!.env, cwd: run.processSpec!.cwd } });
+      } catch {
+        ok = false;
+      }
+      if (ok) {
+        failures = 0;
+        successes++;
+        if (!run.ready && successes >= (probe.successThreshold ?? 1)) {
+          run.ready = true;
+          this.queueStatus();
+        }
+      } else {
+        successes = 0;
+        failures++;
+        if (failures === 1 || failures % 10 === 0) this.ctx.events.record(this.pod, 'Warning', 'Unhealthy', `Readiness probe failed`, this.fieldPath(run));
+        if (run.ready && failures >= (probe.failureThreshold ?? 3)) {
+          run.ready = false;
+          this.queueStatus();
+        }
+      }
+      if (!(await pause((probe.periodSeconds ?? 10) * 1000))) return;
+    }
+  }
+
+  private async backOff(run: ContainerRun): Promise<boolean> {
+    const delay = Math.min(this.ctx.backoffMs * 2 ** run.restartCount, this.ctx.maxBackoffMs);
+    run.lastState = run.state;
+    run.restartCount++;
+    this.ctx.events.record(this.pod, 'Warning', 'BackOff', `Back-off restarting failed container ${run.spec.name} in pod ${this.pod.metadata.name}`, this.fieldPath(run));
+    this.setState(run, { waiting: { reason: 'CrashLoopBackOff', message: `back-off ${Math.round(delay / 1000)}s restarting failed container=${run.spec.name} pod=${this.pod.metadata.name}_${this.pod.metadata.namespace}(${this.uid})` } }, true);
+    return this.wait(delay);
+  }
+
+  /** Sleeps unless the Pod starts terminating; false when it did. */
+  private async wait(ms: number): Promise<boolean> {
+    if (this.terminating) return false;
+    try {
+      await sleep(Math.min(ms, 2 ** 31 - 1), undefined, { signal: this.stopped.signal });
+      return !this.terminating;
+    } catch {
+      return false;
+    }
+  }
+
+  private async finish(): Promise<void> {
+    clearTimeout(this.killTimer);
+    if (this.killed) return;
+    if (this.terminating) {
+      // Every container has stopped: record the terminal status, then let the API server release the object.
+      const failed = this.runs.some((r) => 'terminated' in r.state && r.state.terminated.exitCode !== 0);
+      this.phaseOverride = failed || !this.runs.some((r) => r.started) ? 'Failed' : 'Succeeded';
+      this.writeStatus();
+      this.ctx.api.finalizeGracefulDeletion(this.target, this.pod.metadata.name!, this.uid);
+      return;
+    }
+    this.writeStatus();
+  }
+
+  private restartPolicy(): string {
+    return ((this.pod.spec as { restartPolicy?: string }).restartPolicy ?? 'Always');
+  }
+
+  private fieldPath(run: ContainerRun): string {
+    return `spec.${run.init ? 'initContainers' : 'containers'}{${run.spec.name}}`;
+  }
+
+  private setState(run: ContainerRun, state: State, keepLast = false): void {
+    if (!keepLast && 'running' in state && 'terminated' in run.state) run.lastState = run.state;
+    run.state = state;
+    this.queueStatus();
+  }
+
+  private queueStatus(): void {
+    if (this.statusQueued || this.killed) return;
+    this.statusQueued = true;
+    setImmediate(() => {
+      this.statusQueued = false;
+      if (!this.killed) this.writeStatus();
+    });
+  }
+
+  private phase(): string {
+    if (this.phaseOverride) return this.phaseOverride;
+    const main = this.runs.filter((r) => !r.init);
+    if (!this.initialized) return 'Pending';
+    const terminated = main.filter((r) => 'terminated' in r.state);
+    if (terminated.length === main.length) {
+      const policy = this.restartPolicy();
+      const willRestart = policy === 'Always' || (policy === 'OnFailure' && terminated.some((r) => 'terminated' in r.state && r.state.terminated.exitCode !== 0));
+      if (!willRestart) return terminated.every((r) => 'terminated' in r.state && r.state.terminated.exitCode === 0) ? 'Succeeded' : 'Failed';
+    }
+    return main.some((r) => r.started) ? 'Running' : 'Pending';
+  }
+
+  private condition(type: string, status: boolean, reason?: string): Record<string, unknown> {
+    const value = status ? 'True' : 'False';
+    const known = this.conditionTimes.get(type);
+    const time = known && known.status === value ? known.time : now();
+    this.conditionTimes.set(type, { status: value, time });
+    return { type, status: value, lastProbeTime: null, lastTransitionTime: time, ...(reason && !status ? { reason } : {}) };
+  }
+
+  private containerStatus(run: ContainerRun): Record<string, unknown> {
+    return {
+      name: run.spec.name,
+      image: run.spec.image,
+      imageID: `embedded://${run.spec.image}`,
+      ...(run.containerID ? { containerID: run.containerID } : {}),
+      ready: run.ready,
+      restartCount: run.restartCount,
+      started: 'running' in run.state,
+      state: run.state,
+      lastState: run.lastState ?? {},
+    };
+  }
+
+  /** Writes the status as the kubelet would see it now, through the status subresource. */
+  private writeStatus(): void {
+    const current = this.ctx.api.store.get('pods', this.pod.metadata.namespace, this.pod.metadata.name!);
+    if (!current || current.metadata.uid !== this.uid) return;
+    const phase = this.phase();
+    const main = this.runs.filter((r) => !r.init);
+    const containersReady = main.every((r) => r.ready) && phase === 'Running';
+    const previous = (current.status ?? {}) as { conditions?: { type: string }[] };
+    const scheduled = previous.conditions?.find((c) => c.type === 'PodScheduled') ?? { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: this.startTime };
+    const status = {
+      phase,
+      conditions: [
+        this.condition('PodReadyToStartContainers', true),
+        this.condition('Initialized', this.initialized, 'ContainersNotInitialized'),
+        this.condition('Ready', containersReady, phase === 'Succeeded' || phase === 'Failed' ? 'PodCompleted' : 'ContainersNotReady'),
+        this.condition('ContainersReady', containersReady, phase === 'Succeeded' || phase === 'Failed' ? 'PodCompleted' : 'ContainersNotReady'),
+        scheduled,
+      ],
+      hostIP: this.ctx.hostIP,
+      hostIPs: [{ ip: this.ctx.hostIP }],
+      podIP: this.podIP,
+      podIPs: [{ ip: this.podIP }],
+      startTime: this.startTime,
+      ...(this.runs.some((r) => r.init) ? { initContainerStatuses: this.runs.filter((r) => r.init).map((r) => this.containerStatus(r)) } : {}),
+      containerStatuses: main.map((r) => {
+        const s = this.containerStatus(r);
+        if (this.configError && 'waiting' in r.state && r.state.waiting.reason === 'ContainerCreating') {
+          s.state = { waiting: { reason: 'ContainerCreating', message: this.configError } };
+        }
+        return s;
+      }),
+      qosClass: 'BestEffort',
+    };
+    try {
+      this.ctx.api.update(this.target, current.metadata.name!, { ...current, status }, { subresource: 'status', fieldManager: 'kubelet' });
+    } catch (error) {
+      if (error instanceof ApiError && (error.code === 404 || error.code === 409)) return;
+      throw error;
+    }
+  }
+}
