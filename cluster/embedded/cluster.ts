@@ -4,7 +4,10 @@ import { dirname } from 'node:path';
 import { FaultInjector } from './api/faults.ts';
 import { ApiServer } from './api/http-server.ts';
 import { AGENT_SANDBOX_WEBHOOK, convertSandbox } from './agent-sandbox/conversion.ts';
+import { claimAddressBlock, type AddressBlock } from './address-block.ts';
 import { CrdController } from './controllers/crd-controller.ts';
+import { EndpointsController } from './controllers/endpoints-controller.ts';
+import { ServiceProxy } from './node/service-proxy.ts';
 import { GarbageCollector } from './controllers/garbage-collector.ts';
 import { NamespaceController } from './controllers/namespace-controller.ts';
 import type { Controller } from './controllers/controller.ts';
@@ -44,6 +47,8 @@ export class EmbeddedCluster {
   readonly token = randomBytes(24).toString('hex');
   private server?: ApiServer;
   private nodeAgent?: NodeAgent;
+  private serviceProxy?: ServiceProxy;
+  private addresses?: AddressBlock;
   private controllers: Controller[] = [];
   private caCert = '';
   private port = 0;
@@ -51,7 +56,6 @@ export class EmbeddedCluster {
   private constructor(private readonly options: EmbeddedClusterOptions) {
     this.store = new ObjectStore({ historyLimit: options.historyLimit });
     this.api = new ObjectApi(this.store, this.registry);
-    for (const type of builtinTypes()) this.registry.add(type);
     // The conversion webhook Agent Sandbox's controller binary serves, in-process.
     this.webhooks.register(AGENT_SANDBOX_WEBHOOK, convertSandbox);
   }
@@ -63,16 +67,20 @@ export class EmbeddedCluster {
   }
 
   private async boot(): Promise<void> {
+    this.addresses = await claimAddressBlock();
+    for (const type of builtinTypes(this.addresses.octet)) this.registry.add(type);
     const namespaces = this.api.target('v1', 'namespaces');
     for (const name of INITIAL_NAMESPACES) this.api.create(namespaces, { metadata: { name } });
-    this.controllers = [new GarbageCollector(this.api), new NamespaceController(this.api), new CrdController(this.api, this.webhooks)];
+    this.controllers = [new GarbageCollector(this.api), new NamespaceController(this.api), new CrdController(this.api, this.webhooks), new EndpointsController(this.api)];
     const tls = await generateServingCertificate();
     this.caCert = tls.cert;
     this.server = new ApiServer(this.api, this.faults, { token: this.token, tls, bookmarkIntervalMs: this.options.bookmarkIntervalMs });
     this.port = await this.server.listen('127.0.0.1', this.options.port ?? 0);
     if (this.options.node) {
-      this.nodeAgent = await NodeAgent.start(this.api, this.options.node);
+      this.nodeAgent = await NodeAgent.start(this.api, this.options.node, { addressOctet: this.addresses.octet });
       this.server.setNodeBackend(this.nodeAgent);
+      this.serviceProxy = new ServiceProxy(this.api);
+      this.serviceProxy.start();
     }
     if (this.options.kubeconfigPath) {
       await mkdir(dirname(this.options.kubeconfigPath), { recursive: true });
@@ -93,8 +101,10 @@ export class EmbeddedCluster {
   }
 
   async stop(): Promise<void> {
+    await this.serviceProxy?.stop();
     await this.nodeAgent?.stop();
     for (const controller of this.controllers) controller.stop();
     await this.server?.close();
+    await this.addresses?.release();
   }
 }

@@ -106,12 +106,18 @@ export const errors = {
     new ApiError(
       422,
       'Invalid',
-      `${kind}${group ? `.${group}` : ''} "${name}" is invalid: ${causes.map((c) => `${c.field}: ${c.message}`).join(', ')}`,
+      `${kind}${group ? `.${group}` : ''} "${name}" is invalid: ${aggregate(causes.map((c) => `${c.field}: ${c.message}`))}`,
       { name, group: group || undefined, kind, causes },
     ),
   internal: (message: string) => new ApiError(500, 'InternalError', `Internal error occurred: ${message}`),
   timeout: (message: string) => new ApiError(504, 'Timeout', message),
 };
+
+/** utilerrors.Aggregate's Error(): one message as is, several (deduplicated) in brackets. */
+function aggregate(messages: string[]): string {
+  const unique = [...new Set(messages)];
+  return unique.length === 1 ? unique[0] : `[${unique.join(', ')}]`;
+}
 
 /** Field error causes, worded as apimachinery's field.Error renders them. */
 export const causes = {

@@ -29,11 +29,15 @@ function mediaType(req: IncomingMessage): string {
   return (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
 }
 
-/** Decodes a create/update body: JSON, or YAML (which kube-apiserver also accepts). */
-export function decodeObject(req: IncomingMessage, body: Buffer): unknown {
+/**
+ * Decodes a create/update body: JSON, or YAML (which kube-apiserver also accepts). With `kind`
+ * (the kind the endpoint takes), a body that does not parse is reported as kube-apiserver's
+ * transformDecodeError words it: `the object provided is unrecognized (must be of type Pod): ...`.
+ */
+export function decodeObject(req: IncomingMessage, body: Buffer, kind?: string): unknown {
   const type = mediaType(req);
-  if (type === 'application/json' || type === '') return parseJson(body);
-  if (type === 'application/yaml') return parseYamlBody(body);
+  if (type === 'application/json' || type === '') return unrecognized(kind, body, () => parseJson(body));
+  if (type === 'application/yaml') return unrecognized(kind, body, () => parseYamlBody(body));
   if (type === 'application/vnd.kubernetes.protobuf') {
     // kubectl's typed generators (`kubectl create configmap|secret|namespace`) write protobuf; decoding it
     // would need every built-in message schema, so the embedded cluster takes manifests instead.
@@ -46,6 +50,23 @@ export function decodeObject(req: IncomingMessage, body: Buffer): unknown {
   throw errors.unsupportedMediaType(type, ['application/json', 'application/yaml']);
 }
 
+function unrecognized(kind: string | undefined, body: Buffer, decode: () => unknown): unknown {
+  try {
+    return decode();
+  } catch (error) {
+    if (!kind || !(error instanceof ApiError) || error.code !== 400) throw error;
+    throw errors.badRequest(`the object provided is unrecognized (must be of type ${kind}): ${error.message} (${summarizeData(body, 30)})`);
+  }
+}
+
+/** apiserver's summarizeData: an object's first bytes as text, anything else in hex. */
+function summarizeData(data: Buffer, maxLength: number): string {
+  if (data.length === 0) return '<empty>';
+  const head = data.subarray(0, maxLength);
+  const more = data.length > maxLength ? ' ...' : '';
+  return data[0] === 0x7b ? head.toString('utf8') + more : head.toString('hex') + more;
+}
+
 const PATCH_TYPES: Record<string, PatchType> = {
   'application/json-patch+json': 'json',
   'application/merge-patch+json': 'merge',
@@ -53,11 +74,20 @@ const PATCH_TYPES: Record<string, PatchType> = {
   'application/apply-patch+yaml': 'apply',
 };
 
-export function decodePatch(req: IncomingMessage, body: Buffer): { patchType: PatchType; patch: unknown } {
+/** `builtin` false (custom resources): strategic merge patch is not among the accepted types. */
+export function decodePatch(req: IncomingMessage, body: Buffer, builtin = true): { patchType: PatchType; patch: unknown } {
   const type = mediaType(req);
-  const patchType = PATCH_TYPES[type];
-  if (!patchType) throw errors.unsupportedMediaType(type, Object.keys(PATCH_TYPES));
-  return { patchType, patch: patchType === 'apply' ? parseYamlBody(body) : parseJson(body) };
+  const accepted = Object.keys(PATCH_TYPES).filter((t) => builtin || PATCH_TYPES[t] !== 'strategic');
+  const patchType = accepted.includes(type) ? PATCH_TYPES[type] : undefined;
+  if (!patchType) throw errors.unsupportedMediaType(type, accepted);
+  if (patchType !== 'apply') return { patchType, patch: parseJson(body) };
+  try {
+    return { patchType, patch: parseYamlBody(body) };
+  } catch (error) {
+    // The apply patcher's own wording around the YAML decoder's error.
+    if (error instanceof ApiError && error.code === 400) throw errors.badRequest(`error decoding YAML: ${error.message}`);
+    throw error;
+  }
 }
 
 function parseJson(body: Buffer): unknown {

@@ -166,7 +166,8 @@ export class ApiServer {
     const writeOptions = {
       dryRun,
       fieldManager: url.searchParams.get('fieldManager') ?? undefined,
-      fieldValidation: (url.searchParams.get('fieldValidation') ?? undefined) as 'Strict' | 'Warn' | 'Ignore' | undefined,
+      // An absent directive is Warn, as kube-apiserver resolves it (kubectl sends Strict itself).
+      fieldValidation: (url.searchParams.get('fieldValidation') || 'Warn') as 'Strict' | 'Warn' | 'Ignore',
       force: queryFlag(url, 'force'),
       subresource: sub ?? '',
     };
@@ -225,7 +226,7 @@ export class ApiServer {
         return respond(200, this.api.get(target, name!));
       }
       case 'create': {
-        const body = decodeObject(req, await readBody(req));
+        const body = decodeObject(req, await readBody(req), sub === 'binding' ? 'Binding' : type.kind);
         if (name && sub === 'binding') {
           const nodeName = isPlainObject(body) && isPlainObject(body.target) ? body.target.name : undefined;
           if (typeof nodeName !== 'string' || !nodeName) throw errors.badRequest('a Binding needs target.name (the node)');
@@ -238,13 +239,13 @@ export class ApiServer {
         return respond(201, result.object, result.warnings);
       }
       case 'update': {
-        const body = decodeObject(req, await readBody(req));
+        const body = decodeObject(req, await readBody(req), sub === 'scale' ? 'Scale' : type.kind);
         if (sub === 'scale') return sendJson(res, 200, this.api.updateScale(target, name!, body, writeOptions), warnings);
         const result = this.api.update(target, name!, body, writeOptions);
         return respond(200, result.object, result.warnings);
       }
       case 'patch': {
-        const { patchType, patch } = decodePatch(req, await readBody(req));
+        const { patchType, patch } = decodePatch(req, await readBody(req), type.builtin);
         if (sub === 'scale') {
           const scale = this.api.getScale(target, name!);
           const { jsonMergePatch } = await import('../patch/merge-patch.ts');
@@ -305,9 +306,6 @@ export class ApiServer {
       if (!request || request.plural !== 'pods' || request.group !== '' || !request.name || (request.subresource !== 'exec' && request.subresource !== 'attach')) {
         throw errors.noRoute();
       }
-      if (!isWebSocketUpgrade(req)) {
-        throw errors.badRequest('the embedded cluster serves exec over WebSocket only (v5.channel.k8s.io, v4.channel.k8s.io); SPDY is not supported: use kubectl 1.30 or newer, or KUBECTL_REMOTE_COMMAND_WEBSOCKETS=true with kubectl 1.29');
-      }
       const fault = this.faults.take({ verb: 'create', group: '', plural: 'pods', subresource: request.subresource, namespace: request.namespace, name: request.name });
       if (fault.error) throw fault.error;
       const target = this.api.target('v1', 'pods', request.namespace);
@@ -318,7 +316,19 @@ export class ApiServer {
       const containers = ((pod.spec as { containers?: { name: string }[] })?.containers ?? []).map((c) => c.name);
       const container = options.container ?? containers[0];
       if (!containers.includes(container)) throw errors.badRequest(`container ${container} is not valid for pod ${request.name}`);
-      if (!this.nodeBackend) throw noNodeAgent();
+      if (!this.nodeBackend) {
+        // As kube-apiserver does when it cannot reach the kubelet: a WebSocket client is upgraded and gets
+        // the failure as the Status on channel 3, the only place @kubernetes/client-node's Exec reads one
+        // (a refused upgrade reaches it as a bare "Unexpected server response: 503").
+        if (!isWebSocketUpgrade(req)) throw noNodeAgent();
+        serveExecOverWebSocket(req, socket, head, options, async () => ({ error: noNodeAgent() }));
+        return;
+      }
+      // Checked after the Pod and the node agent: kubectl falls back to SPDY when the WebSocket upgrade
+      // fails and prints the SPDY answer, so that answer must carry the real reason.
+      if (!isWebSocketUpgrade(req)) {
+        throw errors.badRequest('the embedded cluster serves exec over WebSocket only (v5.channel.k8s.io, v4.channel.k8s.io); SPDY is not supported: use kubectl 1.30 or newer, or KUBECTL_REMOTE_COMMAND_WEBSOCKETS=true with kubectl 1.29');
+      }
       const backend = this.nodeBackend;
       serveExecOverWebSocket(req, socket, head, options, (session) => backend.exec(pod, { ...options, container }, session));
     } catch (error) {

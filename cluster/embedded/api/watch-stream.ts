@@ -19,8 +19,13 @@ export interface WatchStreamOptions extends WatchOptions {
  * with 200 and one ERROR event carrying a 410 Expired Status.
  */
 export function streamWatch(api: ObjectApi, target: Target, options: WatchStreamOptions, res: ServerResponse, onClose: (stop: () => void) => void): void {
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
-  res.flushHeaders();
+  // The 200 goes out with the first event (or once the watch is set up), so that a request the
+  // watch refuses outright (a bad selector) is answered with a plain error status, as upstream does.
+  const open = () => {
+    if (res.headersSent) return;
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
+    res.flushHeaders();
+  };
   let sent = 0;
   let finished = false;
   const timers: NodeJS.Timeout[] = [];
@@ -34,6 +39,7 @@ export function streamWatch(api: ObjectApi, target: Target, options: WatchStream
   };
   const write = (type: string, object: unknown) => {
     if (finished) return;
+    open();
     res.write(JSON.stringify({ type, object }) + '\n');
   };
   const emit = (type: string, object: KubeObject) => {
@@ -45,11 +51,15 @@ export function streamWatch(api: ObjectApi, target: Target, options: WatchStream
   try {
     unsubscribe = api.watch(target, options, emit);
   } catch (error) {
+    if (!res.headersSent && !(error instanceof ApiError && error.code === 410)) throw error;
     const status = error instanceof ApiError ? error : errors.internal((error as Error).message);
     write('ERROR', status.toStatus());
     finish();
     return;
   }
+  // Finished while replaying (closeAfterEvents): the subscription did not exist yet when finish ran.
+  if (finished) return void unsubscribe();
+  open();
   if (options.closeAfterEvents === 0) finish();
   if (options.timeoutSeconds !== undefined && options.timeoutSeconds > 0) timers.push(setTimeout(finish, options.timeoutSeconds * 1000));
   if (options.allowWatchBookmarks) {

@@ -47,7 +47,7 @@ test('a Pod runs as a process: Pending -> Running with conditions, pod IP, event
   createPod(ns, 'sleeper', { containers: [{ name: 'main', image: 'busybox', command: ['sleep', '30'] }] });
   await expect.poll(() => status(ns, 'sleeper').phase).toBe('Running');
   const s = status(ns, 'sleeper');
-  expect(s.podIP).toMatch(/^127\.2\.\d+\.\d+$/);
+  expect(s.podIP).toMatch(/^127\.\d+\.\d+\.\d+$/);
   expect(s.conditions?.map((c) => `${c.type}=${c.status}`)).toEqual(expect.arrayContaining(['PodScheduled=True', 'Initialized=True', 'ContainersReady=True', 'Ready=True']));
   expect(s.containerStatuses?.[0].state.running).toBeDefined();
   await expect.poll(() => events(ns, 'sleeper')).toEqual(expect.arrayContaining(['Scheduled', 'Pulled', 'Created', 'Started']));
@@ -80,7 +80,7 @@ test('env: values, $(VAR) expansion, fieldRef, secretKeyRef and configMapKeyRef;
   });
   await expect.poll(() => status(ns, 'env').phase).toBe('Succeeded');
   const log = await readLog(ns, 'env', 'main');
-  expect(log).toMatch(new RegExp(`^hello-world env ${ns} 127\\.2\\.\\d+\\.\\d+ sekrit fast\\nfrom-configmapkept\\n$`));
+  expect(log).toMatch(new RegExp(`^hello-world env ${ns} 127\\.\\d+\\.\\d+\\.\\d+ sekrit fast\\nfrom-configmapkept\\n$`));
   const terminated = status(ns, 'env').containerStatuses![0].state.terminated;
   expect(terminated).toMatchObject({ exitCode: 0, reason: 'Completed' });
 });

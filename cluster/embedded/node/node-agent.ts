@@ -27,6 +27,11 @@ export interface NodeAgentOptions {
   stateDir?: string;
 }
 
+/** What the cluster hands its node: the loopback block for Pod IPs. */
+export interface NodeAgentPlacement {
+  addressOctet: number;
+}
+
 const HOST_IP = '127.0.0.1';
 
 /**
@@ -36,7 +41,7 @@ const HOST_IP = '127.0.0.1';
 export class NodeAgent implements NodeBackend {
   readonly nodeName: string;
   private readonly workers = new Map<string, PodWorker>();
-  private readonly ips = new PodIpAllocator();
+  private readonly ips: PodIpAllocator;
   private readonly events: EventRecorder;
   private scheduler?: Scheduler;
   private unsubscribe?: () => void;
@@ -46,13 +51,15 @@ export class NodeAgent implements NodeBackend {
   private constructor(
     private readonly api: ObjectApi,
     private readonly options: NodeAgentOptions,
+    placement: NodeAgentPlacement,
   ) {
+    this.ips = new PodIpAllocator(placement.addressOctet);
     this.nodeName = options.nodeName ?? 'embedded-node';
     this.events = new EventRecorder(api, 'kubelet', this.nodeName);
   }
 
-  static async start(api: ObjectApi, options: NodeAgentOptions = {}): Promise<NodeAgent> {
-    const agent = new NodeAgent(api, options);
+  static async start(api: ObjectApi, options: NodeAgentOptions, placement: NodeAgentPlacement): Promise<NodeAgent> {
+    const agent = new NodeAgent(api, options, placement);
     await agent.boot();
     return agent;
   }

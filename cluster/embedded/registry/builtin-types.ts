@@ -37,8 +37,8 @@ function builtin(d: Declaration): ResourceType {
 }
 
 /** The built-in kinds this cluster serves: what the driver, the controllers and kubectl use. */
-export function builtinTypes(): ResourceType[] {
-  const clusterIps = new ClusterIpAllocator();
+export function builtinTypes(addressOctet: number): ResourceType[] {
+  const clusterIps = new ClusterIpAllocator(addressOctet);
   return [
     builtin({ group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false, shortNames: ['ns'], status: true, extraSubresources: ['finalize'], strategy: namespaceStrategy }),
     builtin({ group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true, shortNames: ['po'], categories: ['all'], status: true, extraSubresources: ['log', 'exec', 'attach', 'binding'], strategy: podStrategy }),

@@ -4,13 +4,26 @@ import { causes, type StatusCause } from '../errors.ts';
 const LABEL = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
 const labelPattern = new RegExp(`^${LABEL}$`);
 const subdomainPattern = new RegExp(`^${LABEL}(\\.${LABEL})*$`);
+const DNS1035_LABEL = '[a-z]([-a-z0-9]*[a-z0-9])?';
+const dns1035Pattern = new RegExp(`^${DNS1035_LABEL}$`);
 
 /** Which name rule a kind uses, as in kube-apiserver's validation. */
-export type NameRule = 'subdomain' | 'label';
+export type NameRule = 'subdomain' | 'label' | 'dns1035';
 
 /** Field errors for `metadata.name`, worded as the real server's validation messages. */
 export function validateName(name: string, rule: NameRule): StatusCause[] {
   const field = 'metadata.name';
+  if (rule === 'dns1035') {
+    // Services: their names become DNS labels that must not start with a digit.
+    const problems: string[] = [];
+    if (name.length > 63) problems.push('must be no more than 63 characters');
+    if (!dns1035Pattern.test(name)) {
+      problems.push(
+        `a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '${DNS1035_LABEL}')`,
+      );
+    }
+    return problems.map((p) => causes.invalid(field, name, p));
+  }
   if (rule === 'label') {
     const problems: string[] = [];
     if (name.length > 63) problems.push('must be no more than 63 characters');

@@ -13,7 +13,7 @@ import type { ObjectStore, StoreEvent, WatchEventType } from '../store/object-st
 import { commonFieldSelectors, fieldSelectorsByResource, parseFieldSelector, parseLabelSelector } from '../store/selectors.ts';
 import { clone, isPlainObject, type KubeObject } from '../types.ts';
 import { fieldSet } from './managed-fields.ts';
-import { generateName, validateName } from './names.ts';
+import { generateName, validateName, type NameRule } from './names.ts';
 import type { ResourceRegistry } from './resource-registry.ts';
 import { apiVersionOf, resourceKey, storageVersion, type ResourceType, type ResourceVersion } from './resource-type.ts';
 
@@ -143,7 +143,7 @@ export class ObjectApi {
       const wanted = parseRevision(options.resourceVersion);
       if (wanted > revision) throw errors.timeout(`Too large resource version: ${wanted}, current: ${revision}`);
     }
-    const all = this.store.snapshot(key, target.namespace, revision);
+    const all = this.snapshotForList(key, target.namespace, revision, !!options.continue);
     const matching = all.filter((o) => labels(o.metadata.labels) && fields(o));
     let start = 0;
     if (startAfter !== undefined) {
@@ -159,6 +159,17 @@ export class ObjectApi {
       result.remainingItemCount = remaining;
     }
     return result;
+  }
+
+  private snapshotForList(key: string, namespace: string | undefined, revision: number, continuing: boolean): KubeObject[] {
+    try {
+      return this.store.snapshot(key, namespace, revision);
+    } catch (error) {
+      if (!continuing || !(error instanceof ApiError && error.code === 410)) throw error;
+      throw errors.gone(
+        'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+      );
+    }
   }
 
   /**
@@ -211,9 +222,9 @@ export class ObjectApi {
     }
     const nameErrors = validateName(meta.name, this.nameRule(type));
     if (nameErrors.length) throw errors.invalid(displayKind(type), type.group, meta.name, nameErrors);
-    if (type.namespaced) this.assertNamespaceOpen(meta.namespace!);
+    if (type.namespaced) this.assertNamespaceOpen(type, meta.namespace!, meta.name);
 
-    const stored = this.toStorage(target, object);
+    const stored = this.toStorage(target, object, options);
     if (target.version.status) delete stored.status;
     type.strategy.prepareForCreate?.(stored);
     this.admit(target, stored, undefined, options, warnings);
@@ -251,7 +262,7 @@ export class ObjectApi {
     if (object.metadata.resourceVersion && object.metadata.resourceVersion !== current.metadata.resourceVersion) {
       throw errors.staleResourceVersion(target.type.group, target.type.plural, name);
     }
-    return this.replace(target, current, this.toStorage(target, object), options);
+    return this.replace(target, current, this.toStorage(target, object, options), options);
   }
 
   patch(target: Target, name: string, patchType: PatchType, patchBody: unknown, options: WriteOptions = {}): WriteResult {
@@ -259,7 +270,10 @@ export class ObjectApi {
     const current = this.store.get(this.key(target), target.namespace, name);
     if (patchType === 'apply') {
       if (!options.fieldManager) {
-        throw errors.badRequest('PATCH, application/apply-patch+yaml requires fieldManager to be set');
+        // metav1 validation.ValidatePatchOptions, answered before the object is looked at.
+        throw errors.invalid('PatchOptions', 'meta.k8s.io', '', [
+          { reason: 'FieldValueRequired', field: 'fieldManager', message: 'Required value: is required for apply patch' },
+        ]);
       }
       const applied = typeof patchBody === 'string' ? parseApplyBody(patchBody) : patchBody;
       if (!current) {
@@ -378,9 +392,10 @@ export class ObjectApi {
     const current = this.store.get(key, target.namespace, name);
     if (!current) throw errors.notFound(target.type.group, target.type.plural, name);
     const spec = (current.spec ?? {}) as { nodeName?: string; schedulingGates?: unknown[] };
-    if (spec.nodeName) throw errors.conflict('', 'pods', name, `pod ${name} is already assigned to node "${spec.nodeName}"`);
-    if ((spec.schedulingGates ?? []).length > 0) throw errors.conflict('', 'pods', name, `pod ${name} has non-empty .spec.schedulingGates`);
-    if (current.metadata.deletionTimestamp) throw errors.conflict('', 'pods', name, `pod ${name} is being deleted, cannot be assigned to a host`);
+    // kube-apiserver's order; every refusal is a Conflict on pods/binding (BindingREST.assignPod).
+    if (current.metadata.deletionTimestamp) throw errors.conflict('', 'pods/binding', name, `pod ${name} is being deleted, cannot be assigned to a host`);
+    if (spec.nodeName) throw errors.conflict('', 'pods/binding', name, `pod ${name} is already assigned to node "${spec.nodeName}"`);
+    if ((spec.schedulingGates ?? []).length > 0) throw errors.conflict('', 'pods/binding', name, `pod ${name} has non-empty .spec.schedulingGates`);
     const next = clone(current);
     (next.spec as Record<string, unknown>).nodeName = nodeName;
     const status = (next.status ?? {}) as { conditions?: Record<string, unknown>[] };
@@ -461,7 +476,7 @@ export class ObjectApi {
         `Precondition failed: UID in precondition: ${object.metadata.uid}, UID in object meta: ${current.metadata.uid}`,
       );
     }
-    return this.replace(target, current, this.toStorage(target, object), options, operation);
+    return this.replace(target, current, this.toStorage(target, object, options), options, operation);
   }
 
   private replace(
@@ -501,10 +516,15 @@ export class ObjectApi {
       const added = (meta.finalizers ?? []).filter((f) => !(current.metadata.finalizers ?? []).includes(f));
       if (added.length) {
         throw errors.invalid(type.kind, type.group, current.metadata.name!, [
-          causes.forbidden('metadata.finalizers', `no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`),
+          // Go's %#v of the sorted set, as ValidateNoNewFinalizers prints it: []string{"a", "b"}.
+          causes.forbidden(
+            'metadata.finalizers',
+            `no new finalizers can be added if the object is being deleted, found new finalizers []string{${[...new Set(added)].sort().map((f) => JSON.stringify(f)).join(', ')}}`,
+          ),
         ]);
       }
     }
+    if (sub === '') type.strategy.prepareForUpdate?.(next, current);
     if (sub !== 'status') this.admit(target, next, current, options, warnings);
     const causeList = type.strategy.validateUpdate?.(next, current) ?? [];
     if (causeList.length) throw errors.invalid(type.kind, type.group, current.metadata.name!, causeList);
@@ -518,8 +538,11 @@ export class ObjectApi {
     // The last finalizer leaving an object that is being deleted completes the deletion.
     const gracefulPending = (current.metadata.deletionGracePeriodSeconds ?? 0) > 0;
     if (meta.deletionTimestamp && (meta.finalizers ?? []).length === 0 && !gracefulPending && !type.strategy.holdsDeletion?.(next)) {
-      this.store.update(key, next);
-      return { object: this.present(target, this.store.remove(key, target.namespace, meta.name!)), warnings, created: false };
+      // As the generic registry does (errEmptiedFinalizers): the write becomes the deletion, so watchers
+      // see one DELETED, not a MODIFIED first. Namespace finalize is a write of its own before the delete.
+      if (sub === 'finalize') this.store.update(key, next);
+      const tombstone = this.store.remove(key, target.namespace, meta.name!);
+      return { object: this.present(target, { ...next, metadata: { ...next.metadata, resourceVersion: tombstone.metadata.resourceVersion } }), warnings, created: false };
     }
     return { object: this.present(target, this.store.update(key, next)), warnings, created: false };
   }
@@ -550,9 +573,7 @@ export class ObjectApi {
     if (object.apiVersion !== undefined && object.apiVersion !== expected) {
       throw errors.badRequest(`the API version in the data (${String(object.apiVersion)}) does not match the expected API version (${expected})`);
     }
-    if (object.kind !== undefined && object.kind !== type.kind) {
-      throw errors.badRequest(`the kind in the data (${String(object.kind)}) does not match the expected kind (${type.kind})`);
-    }
+    if (object.kind !== undefined && object.kind !== type.kind) throw wrongKind(target, object);
     object.apiVersion = expected;
     object.kind = type.kind;
     if (!isPlainObject(object.metadata)) object.metadata = {};
@@ -575,21 +596,29 @@ export class ObjectApi {
     return object;
   }
 
-  private assertNamespaceOpen(namespace: string): void {
+  /** The NamespaceLifecycle admission plugin: no creates in a missing or Terminating namespace. */
+  private assertNamespaceOpen(type: ResourceType, namespace: string, name: string): void {
     const ns = this.store.get('namespaces', undefined, namespace);
     if (!ns) throw errors.notFound('', 'namespaces', namespace);
     if (ns.metadata.deletionTimestamp) {
+      const resource = resourceKey(type.group, type.plural);
       throw new ApiError(
         403,
         'Forbidden',
-        `unable to create new content in namespace ${namespace} because it is being terminated`,
-        { causes: [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }] },
+        `${resource} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
+        {
+          name,
+          group: type.group || undefined,
+          kind: type.plural,
+          causes: [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }],
+        },
       );
     }
   }
 
-  private nameRule(type: ResourceType): 'label' | 'subdomain' {
-    return type.group === '' && (type.plural === 'namespaces' || type.plural === 'services') ? 'label' : 'subdomain';
+  private nameRule(type: ResourceType): NameRule {
+    if (type.group === '' && type.plural === 'services') return 'dns1035';
+    return type.group === '' && type.plural === 'namespaces' ? 'label' : 'subdomain';
   }
 
   private selectableFields(type: ResourceType): readonly string[] {
@@ -600,9 +629,25 @@ export class ObjectApi {
     return resourceKey(target.type.group, target.type.plural);
   }
 
-  /** Converts a client-version object into the storage version. */
-  private toStorage(target: Target, object: KubeObject): KubeObject {
+  /**
+   * Converts a client-version object into the storage version. A custom resource written through a
+   * non-storage version is first validated against that version's own schema, as kube-apiserver does
+   * (conversion can drop the offending field, e.g. v1alpha1 `spec.replicas: 2`).
+   */
+  private toStorage(target: Target, object: KubeObject, options: WriteOptions): KubeObject {
+    if (options.subresource !== 'status') this.validateInRequestVersion(target, object);
     return this.convert(target.type, object, storageVersion(target.type).name);
+  }
+
+  private validateInRequestVersion(target: Target, object: KubeObject): void {
+    const { type, version } = target;
+    if (type.builtin || !version.schema || version.name === storageVersion(type).name) return;
+    const copy = clone(object);
+    if (version.status) delete copy.status;
+    prune(copy, version.schema, { isRoot: true });
+    applyDefaults(copy, version.schema);
+    const causeList = validateAgainstSchema(copy, version.schema).filter((c) => !c.field?.startsWith('metadata'));
+    if (causeList.length) throw errors.invalid(type.kind, type.group, object.metadata.name ?? '', causeList);
   }
 
   /** A copy of a stored object in the version the client asked for. */
@@ -662,6 +707,23 @@ function writePath(object: Record<string, unknown>, path: string, value: unknown
   node[parts[parts.length - 1]] = value;
 }
 
+/**
+ * A body whose kind is not the resource's: a built-in's decoder cannot convert it (400, through
+ * transformDecodeError); a custom resource fails validation of `kind` (422).
+ */
+function wrongKind(target: Target, object: KubeObject): ApiError {
+  const { type, version } = target;
+  const kind = String(object.kind);
+  if (!type.builtin) {
+    return errors.invalid(kind, type.group, String(object.metadata?.name ?? ''), [causes.invalid('kind', kind, `must be ${type.kind}`)]);
+  }
+  const dataVersion = typeof object.apiVersion === 'string' ? object.apiVersion.split('/').pop()! : version.name;
+  const internal = type.group === '' ? 'core' : type.group.split('.')[0];
+  return errors.badRequest(
+    `${kind} in version "${dataVersion}" cannot be handled as a ${type.kind}: converting (${dataVersion}.${kind}) to (${internal}.${type.kind}): unknown conversion`,
+  );
+}
+
 function objectSortKey(object: KubeObject): string {
   return object.metadata.namespace ? `${object.metadata.namespace}/${object.metadata.name}` : object.metadata.name!;
 }
@@ -700,7 +762,8 @@ function applyJsonPatch(document: KubeObject, operations: unknown): unknown {
     return jsonPatch.applyPatch(document, operations as jsonPatch.Operation[], true, false).newDocument;
   } catch (error) {
     const message = (error as Error).message.split('\n')[0];
-    throw new ApiError(422, 'Invalid', `the server rejected our request due to an error in our request: ${message}`);
+    // kube-apiserver's words exactly (NewGenericServerResponse); the failed operation is kept as a cause.
+    throw new ApiError(422, 'Invalid', 'the server rejected our request due to an error in our request', { causes: [{ message }] });
   }
 }
 

@@ -41,6 +41,8 @@ export type VersionConverter = (object: KubeObject, toVersion: string) => KubeOb
 export interface ResourceStrategy {
   /** Fills server-side defaults on create (e.g. Pod restartPolicy, Namespace finalizers). */
   prepareForCreate?(object: KubeObject): void;
+  /** Carries over what an update may leave out (e.g. a Service's allocated cluster IP). */
+  prepareForUpdate?(object: KubeObject, old: KubeObject): void;
   /** Field errors for a new object. */
   validateCreate?(object: KubeObject): StatusCause[];
   /** Field errors for an update (immutability rules). */

@@ -79,9 +79,11 @@ function validateUpdate(pod: KubeObject, old: KubeObject): StatusCause[] {
   const prev = spec(old);
   const prevGates = (prev.schedulingGates ?? []).map((g) => g.name);
   const nextGates = (next.schedulingGates ?? []).map((g) => g.name);
-  if (nextGates.some((g) => !prevGates.includes(g))) {
-    result.push(causes.forbidden('spec.schedulingGates', 'only deletion is allowed, but found new scheduling gate ' + JSON.stringify(nextGates.find((g) => !prevGates.includes(g)))));
-  }
+  nextGates.forEach((gate, i) => {
+    if (!prevGates.includes(gate)) {
+      result.push(causes.forbidden(`spec.schedulingGates[${i}].name`, `only deletion is allowed, but found new scheduling gate '${gate}'`));
+    }
+  });
   const comparable = (s: PodSpec) => {
     const { containers, initContainers, schedulingGates: _g, activeDeadlineSeconds: _a, tolerations: _t, ...rest } = s;
     const strip = (list?: Container[]) => list?.map(({ image: _i, ...c }) => c);

@@ -5,22 +5,26 @@ import type { ResourceStrategy } from '../resource-type.ts';
 type ServicePort = { name?: string; port?: number; targetPort?: number | string; protocol?: string; nodePort?: number };
 
 /**
- * ClusterIP allocation. Addresses come from 127.0.0.0/8 (127.1.0.1 upwards) so the node agent's
- * Service proxy can listen on them on any machine without network privileges.
+ * ClusterIP allocation from the upper part of the cluster's loopback block (127.N.200.1 to
+ * 127.N.254.254), so the Service proxy can listen on them without network privileges and two
+ * clusters on one machine never share an address.
  */
 export class ClusterIpAllocator {
-  private next = 1;
+  private next = 0;
   private readonly taken = new Set<string>();
 
+  constructor(private readonly octet: number) {}
+
   allocate(): string {
-    for (;;) {
-      const n = this.next++;
-      const ip = `127.1.${Math.floor(n / 254) % 254}.${(n % 254) + 1}`;
+    for (let tries = 0; tries < 55 * 254; tries++) {
+      const n = this.next++ % (55 * 254);
+      const ip = `127.${this.octet}.${200 + Math.floor(n / 254)}.${(n % 254) + 1}`;
       if (!this.taken.has(ip)) {
         this.taken.add(ip);
         return ip;
       }
     }
+    throw new Error(`service IP range 127.${this.octet}.200.0-127.${this.octet}.254.255 exhausted`);
   }
 
   release(ip: string): void {
@@ -60,6 +64,16 @@ export function serviceStrategy(allocator: ClusterIpAllocator): ResourceStrategy
         }
       });
       return result;
+    },
+    prepareForUpdate(svc, old) {
+      // patchAllocatedValues: an update that leaves the cluster IP out keeps the allocated one.
+      const spec = serviceSpec(svc);
+      const before = serviceSpec(old);
+      if ((spec.clusterIP === undefined || spec.clusterIP === '') && before.clusterIP !== undefined) {
+        spec.clusterIP = before.clusterIP;
+        spec.clusterIPs = before.clusterIPs;
+        svc.spec = spec;
+      }
     },
     validateUpdate(svc, old) {
       const before = serviceSpec(old).clusterIP;
