@@ -664,8 +664,9 @@ export class ObjectApi {
 
   private recordManager(object: KubeObject, options: WriteOptions, target: Target, operation: 'Update' | 'Apply'): void {
     if (!options.fieldManager) return;
-    const entries = (object.metadata.managedFields ?? []) as { manager?: string; operation?: string }[];
-    const others = entries.filter((e) => !(e.manager === options.fieldManager && e.operation === operation));
+    const entries = (object.metadata.managedFields ?? []) as { manager?: string; operation?: string; subresource?: string }[];
+    // One entry per manager, operation and subresource, as kube-apiserver keeps them.
+    const others = entries.filter((e) => !(e.manager === options.fieldManager && e.operation === operation && (e.subresource ?? '') === (options.subresource ?? '')));
     const entry: Record<string, unknown> = {
       manager: options.fieldManager,
       operation,

@@ -1,0 +1,54 @@
+/** What every benchmark shares: options, progress lines, the result table, the JSON report. */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { cpus } from 'node:os';
+import { dirname, relative, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+
+export interface BenchOptions {
+  /** Small sizes for a smoke run; the figures are then not comparable with the targets. */
+  quick: boolean;
+}
+
+/** Progress goes to stderr with the elapsed time, so stdout holds only the result table. */
+export function progressLog(name: string): (line: string) => void {
+  const started = performance.now();
+  return (line) => {
+    const seconds = ((performance.now() - started) / 1000).toFixed(1).padStart(6);
+    process.stderr.write(`[bench ${name} ${seconds}s] ${line}\n`);
+  };
+}
+
+export interface Row {
+  measure: string;
+  value: string;
+  /** Human form of the target, or '' when the figure is reported only. */
+  target?: string;
+  /** undefined: no target. */
+  pass?: boolean;
+}
+
+export function renderTable(title: string, rows: Row[]): string {
+  const cells = rows.map((r) => [r.measure, r.value, r.target ?? '', r.pass === undefined ? '' : r.pass ? 'PASS' : 'MISSED']);
+  const head = ['Measure', 'Value', 'Target', 'Result'];
+  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
+  const line = (c: string[]) => c.map((cell, i) => (i === 1 ? cell.padStart(widths[i]) : cell.padEnd(widths[i]))).join('  ').trimEnd();
+  return [title, '', line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map(line)].join('\n') + '\n';
+}
+
+export function machine(): Record<string, unknown> {
+  const list = cpus();
+  return { cpus: list.length, cpuModel: list[0]?.model, node: process.version, platform: `${process.platform}/${process.arch}` };
+}
+
+export async function writeReport(name: string, data: unknown): Promise<string> {
+  const file = resolve('reports/bench', `${name}.json`);
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(file, JSON.stringify(data, null, 2) + '\n');
+  return relative(process.cwd(), file);
+}
+
+export const fmt = {
+  int: (n: number) => Math.round(n).toLocaleString('en-US'),
+  ms: (n: number) => `${n < 10 ? n.toFixed(2) : n < 100 ? n.toFixed(1) : Math.round(n)} ms`,
+  mib: (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`,
+};

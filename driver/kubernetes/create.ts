@@ -1,0 +1,47 @@
+import { DriverError, type SandboxSpec } from '../compute-driver.ts';
+import type { DriverContext } from './context.ts';
+import { installGeneration } from './generation.ts';
+import { asDriverError, type KubeObject } from './kube.ts';
+import { BOUNDARY_PORT, crName } from './names.ts';
+import { newGeneration, operatingSpec, renderBoundaryService, renderSandbox, renderSupervisorPod, type SandboxIdentity } from './render.ts';
+import { readState } from './sandbox-state.ts';
+import { ensureWorkspace } from './workspaces.ts';
+
+/**
+ * Create: the CR is born suspended with the bootstrap annotations; then the boundary Service,
+ * the gated supervisor Pod, the running patch, and the generation install. If any companion
+ * step fails the CR is deleted (rollback) and the error returned.
+ */
+export async function createSandbox(ctx: DriverContext, id: string, spec: SandboxSpec): Promise<KubeObject> {
+  const workspace = spec.workspace ?? ctx.config.defaultWorkspace;
+  const namespace = await ensureWorkspace(ctx, workspace);
+  const apiVersion = await ctx.sandboxApiVersion();
+  const who: SandboxIdentity = { id, name: spec.name, workspace, namespace, crName: crName(ctx.config.workspaceMode, workspace, spec.name) };
+  const generation = newGeneration();
+  let cr: KubeObject;
+  try {
+    cr = await ctx.kube.create(renderSandbox(ctx.config, apiVersion, who, spec, generation));
+  } catch (error) {
+    const e = asDriverError(error, `creating Sandbox ${who.crName}`);
+    if (e.code === 'ALREADY_EXISTS') throw new DriverError('ALREADY_EXISTS', `sandbox already exists: ${who.namespace}/${who.crName}`);
+    throw e;
+  }
+  try {
+    const service = await ctx.kube.create(renderBoundaryService(ctx.config, who, cr)).catch((e) => Promise.reject(asDriverError(e, 'creating the boundary Service')));
+    const boundaryAddress = `${service.spec.clusterIP}:${BOUNDARY_PORT}`;
+    const grace = spec.supervisorGraceSeconds ?? ctx.config.supervisorGraceSeconds;
+    const supervisor = await ctx.kube.create(renderSupervisorPod(ctx.config, who, cr, generation, boundaryAddress, grace)).catch((e) => Promise.reject(asDriverError(e, 'creating the supervisor Pod')));
+    cr = await ctx.patchSandbox(cr, (current) => ({ spec: operatingSpec(current.apiVersion!, false) }));
+    return await installGeneration(ctx, cr, supervisor, boundaryAddress);
+  } catch (error) {
+    const reason = asDriverError(error, `creating sandbox ${spec.name}`);
+    ctx.log(`sandbox ${id}: create failed, rolling back: ${reason.message}`);
+    await ctx.kube.delete(ctx.ref(cr), { preconditions: { uid: cr.metadata!.uid }, propagationPolicy: 'Background' }).catch(() => undefined);
+    throw reason;
+  }
+}
+
+export function sandboxIdentity(cr: KubeObject): SandboxIdentity {
+  const state = readState(cr);
+  return { id: state.id, name: state.name, workspace: state.workspace, namespace: state.namespace, crName: state.crName };
+}

@@ -1,0 +1,133 @@
+import * as k8s from '@kubernetes/client-node';
+import { DriverError } from '../compute-driver.ts';
+
+export type KubeObject = k8s.KubernetesObject & { spec?: any; status?: any; [key: string]: unknown };
+
+export interface ObjectRef {
+  apiVersion: string;
+  kind: string;
+  namespace?: string;
+  name: string;
+}
+
+export interface DeleteRequest {
+  preconditions?: { uid?: string; resourceVersion?: string };
+  propagationPolicy?: 'Background' | 'Foreground' | 'Orphan';
+  gracePeriodSeconds?: number;
+}
+
+/** The Status a failed call answered, when there is one. */
+export function statusOf(error: unknown): { code: number; reason?: string; message?: string } | undefined {
+  if (!(error instanceof k8s.ApiException)) return undefined;
+  let body: { reason?: string; message?: string } = {};
+  try {
+    body = typeof error.body === 'string' ? JSON.parse(error.body) : (error.body as object);
+  } catch {
+    // not a Status body
+  }
+  return { code: error.code, reason: body?.reason, message: body?.message };
+}
+
+export function isNotFound(error: unknown): boolean {
+  return statusOf(error)?.code === 404;
+}
+
+export function isConflict(error: unknown): boolean {
+  const status = statusOf(error);
+  return status?.code === 409 && status.reason !== 'AlreadyExists';
+}
+
+export function isAlreadyExists(error: unknown): boolean {
+  const status = statusOf(error);
+  return status?.code === 409 && status.reason === 'AlreadyExists';
+}
+
+/** Turns a client failure into the driver's error vocabulary, keeping the server's message. */
+export function asDriverError(error: unknown, doing: string): DriverError {
+  if (error instanceof DriverError) return error;
+  const status = statusOf(error);
+  if (!status) {
+    const message = (error as Error)?.message ?? String(error);
+    if (/ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|ETIMEDOUT|socket hang up|fetch failed/i.test(message + String((error as { cause?: unknown })?.cause ?? ''))) {
+      return new DriverError('UNAVAILABLE', `${doing}: the Kubernetes API server is unreachable (${message})`);
+    }
+    return new DriverError('INTERNAL', `${doing}: ${message}`);
+  }
+  const message = `${doing}: ${status.message ?? `HTTP ${status.code}`}`;
+  if (status.code === 404) return new DriverError('NOT_FOUND', message);
+  if (status.code === 409 && status.reason === 'AlreadyExists') return new DriverError('ALREADY_EXISTS', message);
+  if (status.code === 400 || status.code === 422) return new DriverError('INVALID_ARGUMENT', message);
+  if (status.code === 403 || status.code === 409) return new DriverError('FAILED_PRECONDITION', message);
+  return new DriverError('INTERNAL', message);
+}
+
+/**
+ * The few calls the driver makes, over @kubernetes/client-node's generic object API, so one
+ * code path serves core kinds and the Agent Sandbox custom resource alike.
+ */
+export class Kube {
+  private readonly objects: k8s.KubernetesObjectApi;
+
+  constructor(readonly config: k8s.KubeConfig) {
+    this.objects = k8s.KubernetesObjectApi.makeApiClient(config);
+  }
+
+  /** The object, or undefined when it does not exist. */
+  async get(ref: ObjectRef): Promise<KubeObject | undefined> {
+    try {
+      return (await this.objects.read({ apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name, namespace: ref.namespace } })) as KubeObject;
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async list(apiVersion: string, kind: string, namespace: string | undefined, labelSelector?: string): Promise<KubeObject[]> {
+    const list = await this.objects.list(apiVersion, kind, namespace, undefined, undefined, undefined, undefined, labelSelector);
+    return list.items as KubeObject[];
+  }
+
+  async create<T extends KubeObject>(object: T): Promise<T> {
+    return (await this.objects.create(object, undefined, undefined, 'openshell-driver')) as T;
+  }
+
+  /** A JSON merge patch; carry `metadata.resourceVersion` in it for optimistic concurrency. */
+  async mergePatch(ref: ObjectRef, patch: Record<string, unknown>): Promise<KubeObject> {
+    const body = { ...patch, apiVersion: ref.apiVersion, kind: ref.kind, metadata: { ...(patch.metadata as object), name: ref.name, namespace: ref.namespace } };
+    return (await this.objects.patch(body, undefined, undefined, 'openshell-driver', undefined, k8s.PatchStrategy.MergePatch)) as KubeObject;
+  }
+
+  /**
+   * A JSON patch on a Pod. Through the typed CoreV1Api, because the generic object API
+   * serialises bodies through the Pod model, which drops patch directives.
+   */
+  async jsonPatchPod(namespace: string, name: string, operations: object[]): Promise<KubeObject> {
+    const core = this.config.makeApiClient(k8s.CoreV1Api);
+    return (await core.patchNamespacedPod({ name, namespace, body: operations, fieldManager: 'openshell-driver' }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.JsonPatch))) as KubeObject;
+  }
+
+  /** True when a DELETE was accepted; false when the object was already gone. */
+  async delete(ref: ObjectRef, request: DeleteRequest = {}): Promise<boolean> {
+    try {
+      await this.objects.delete(
+        { apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name, namespace: ref.namespace } },
+        undefined,
+        undefined,
+        request.gracePeriodSeconds,
+        undefined,
+        request.propagationPolicy,
+        { preconditions: request.preconditions, propagationPolicy: request.propagationPolicy, gracePeriodSeconds: request.gracePeriodSeconds },
+      );
+      return true;
+    } catch (error) {
+      if (isNotFound(error)) return false;
+      throw error;
+    }
+  }
+
+  /** The versions the API server serves for a group (discovery). */
+  async groupVersions(group: string): Promise<string[]> {
+    const groups = await this.config.makeApiClient(k8s.ApisApi).getAPIVersions();
+    return groups.groups.find((g) => g.name === group)?.versions.map((v) => v.version) ?? [];
+  }
+}

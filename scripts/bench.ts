@@ -1,0 +1,70 @@
+#!/usr/bin/env tsx
+/**
+ * `npm run bench -- <name>... [--quick]`: runs named benchmarks from bench/, one after the
+ * other. Benchmarks are measurements, not tests: a missed target is printed, the exit code
+ * stays 0; only a benchmark that cannot run exits non-zero.
+ */
+import { parseArgs } from 'node:util';
+import type { BenchOptions } from '../bench/common.ts';
+
+interface Benchmark {
+  summary: string;
+  run(options: BenchOptions): Promise<void>;
+}
+
+/** The registry: one entry per benchmark, loaded only when asked for. */
+const BENCHMARKS: Record<string, Benchmark> = {
+  apiserver: {
+    summary: 'embedded API server: Pod create rate vs a bare https server, list at 10k Pods, watch delivery, RSS',
+    run: async (options) => (await import('../bench/apiserver.ts')).runApiserverBenchmark(options),
+  },
+};
+
+function help(): string {
+  const width = Math.max(...Object.keys(BENCHMARKS).map((n) => n.length));
+  const list = Object.entries(BENCHMARKS)
+    .map(([name, b]) => `  ${name.padEnd(width)}  ${b.summary}`)
+    .join('\n');
+  return `Usage: npm run bench -- <benchmark>... [options]
+
+Benchmarks:
+${list}
+
+Options:
+  --quick      small sizes for a smoke run (figures not comparable with the targets)
+  -h, --help   show this help
+
+Figures are printed as a table (progress goes to stderr) and written to reports/bench/<benchmark>.json.
+A missed target is reported as MISSED; the exit code is still 0.
+`;
+}
+
+function fail(message: string): never {
+  process.stderr.write(`error: ${message}\n\n${help()}`);
+  process.exit(2);
+}
+
+let parsed;
+try {
+  parsed = parseArgs({ allowPositionals: true, options: { quick: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+} catch (error) {
+  fail((error as Error).message);
+}
+const { values, positionals } = parsed;
+if (values.help) {
+  process.stdout.write(help());
+  process.exit(0);
+}
+if (positionals.length === 0) fail('name a benchmark to run');
+const unknown = positionals.filter((name) => !Object.hasOwn(BENCHMARKS, name));
+if (unknown.length) fail(`unknown benchmark${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')} (known: ${Object.keys(BENCHMARKS).join(', ')})`);
+
+try {
+  for (const name of new Set(positionals)) await BENCHMARKS[name].run({ quick: !!values.quick });
+} catch (error) {
+  process.stderr.write(`error: benchmark failed: ${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+}
+// Every benchmark closes its servers and workers; exiting explicitly guards against a
+// stray handle keeping a finished measurement alive.
+process.exit(0);
