@@ -5,18 +5,25 @@
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { AGENT_SANDBOX_VERSIONS, type AgentSandboxVersion } from '../cluster/embedded/agent-sandbox/install.ts';
 import { EmbeddedCluster } from '../cluster/embedded/cluster.ts';
+import { fixtureImageCatalog } from '../fixtures/images/catalog.ts';
 
 const HELP = `Usage: npm run cluster -- up [options]
 
-Starts the embedded Kubernetes cluster (API server, garbage collector, namespace and CRD
-controllers) in the foreground, writes a kubeconfig for it, prints one line with "ready"
-and the kubeconfig path, and stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
+Starts the embedded Kubernetes cluster in the foreground: API server, control-plane
+controllers, and a node agent that runs containers as host processes (the fixture images
+sandbox-conformance/workload and /supervisor, or any container that gives a command).
+Writes a kubeconfig, prints one line with "ready" and the kubeconfig path, and stops
+cleanly on Ctrl-C (SIGINT) or SIGTERM, leaving no container process behind.
 
 Options:
-  --kubeconfig FILE   where to write the kubeconfig (default: .cluster/embedded/kubeconfig)
-  --port N            API server port on 127.0.0.1 (default: a free port)
-  -h, --help          show this help
+  --kubeconfig FILE         where to write the kubeconfig (default: .cluster/embedded/kubeconfig)
+  --port N                  API server port on 127.0.0.1 (default: a free port)
+  --agent-sandbox VERSION   install Agent Sandbox: its CRDs and a controller with that
+                            version's behaviour (${AGENT_SANDBOX_VERSIONS.join(', ')}); default: none
+  --no-node                 no node agent (API server and controllers only)
+  -h, --help                show this help
 
 Then, for example:
   KUBECONFIG=.cluster/embedded/kubeconfig kubectl get namespaces
@@ -34,6 +41,8 @@ try {
     options: {
       kubeconfig: { type: 'string' },
       port: { type: 'string' },
+      'agent-sandbox': { type: 'string' },
+      'no-node': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -49,9 +58,19 @@ if (positionals[0] !== 'up' || positionals.length > 1) fail(positionals.length ?
 const port = values.port === undefined ? undefined : Number(values.port);
 if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) fail(`--port must be a number 0-65535, got "${values.port}"`);
 
+const agentSandbox = values['agent-sandbox'];
+if (agentSandbox !== undefined && !(AGENT_SANDBOX_VERSIONS as readonly string[]).includes(agentSandbox)) {
+  fail(`unknown Agent Sandbox version "${agentSandbox}"; known: ${AGENT_SANDBOX_VERSIONS.join(', ')}`);
+}
+
 const kubeconfigPath = resolve(values.kubeconfig ?? '.cluster/embedded/kubeconfig');
-const cluster = await EmbeddedCluster.start({ kubeconfigPath, port }).catch((error: Error) => fail(`could not start the embedded cluster: ${error.message}`));
-process.stdout.write(`embedded cluster ready at ${cluster.url}; kubeconfig: ${kubeconfigPath}\n`);
+const cluster = await EmbeddedCluster.start({
+  kubeconfigPath,
+  port,
+  node: values['no-node'] ? undefined : { images: fixtureImageCatalog },
+  agentSandbox: agentSandbox as AgentSandboxVersion | undefined,
+}).catch((error: Error) => fail(`could not start the embedded cluster: ${error.message}`));
+process.stdout.write(`embedded cluster ready at ${cluster.url}${agentSandbox ? ` with Agent Sandbox ${agentSandbox}` : ''}; kubeconfig: ${kubeconfigPath}\n`);
 
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import { FaultInjector } from './api/faults.ts';
 import { ApiServer } from './api/http-server.ts';
 import { AGENT_SANDBOX_WEBHOOK, convertSandbox } from './agent-sandbox/conversion.ts';
+import { installAgentSandbox, type AgentSandboxInstallation, type AgentSandboxVersion } from './agent-sandbox/install.ts';
 import { claimAddressBlock, type AddressBlock } from './address-block.ts';
 import { CrdController } from './controllers/crd-controller.ts';
 import { EndpointsController } from './controllers/endpoints-controller.ts';
@@ -30,6 +31,8 @@ export interface EmbeddedClusterOptions {
   port?: number;
   /** Runs a node agent (scheduler, containers as processes, logs, exec); omitted = no node. */
   node?: NodeAgentOptions;
+  /** Installs Agent Sandbox (CRDs + controller) with this version's behaviour profile; omitted = not installed. */
+  agentSandbox?: AgentSandboxVersion;
 }
 
 const INITIAL_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -49,6 +52,7 @@ export class EmbeddedCluster {
   private nodeAgent?: NodeAgent;
   private serviceProxy?: ServiceProxy;
   private addresses?: AddressBlock;
+  private agentSandbox?: AgentSandboxInstallation;
   private controllers: Controller[] = [];
   private caCert = '';
   private port = 0;
@@ -82,6 +86,7 @@ export class EmbeddedCluster {
       this.serviceProxy = new ServiceProxy(this.api);
       this.serviceProxy.start();
     }
+    if (this.options.agentSandbox) this.agentSandbox = await installAgentSandbox(this, this.options.agentSandbox);
     if (this.options.kubeconfigPath) {
       await mkdir(dirname(this.options.kubeconfigPath), { recursive: true });
       await writeFile(this.options.kubeconfigPath, this.kubeconfig(), { mode: 0o600 });
@@ -101,6 +106,7 @@ export class EmbeddedCluster {
   }
 
   async stop(): Promise<void> {
+    this.agentSandbox?.stop();
     await this.serviceProxy?.stop();
     await this.nodeAgent?.stop();
     for (const controller of this.controllers) controller.stop();
