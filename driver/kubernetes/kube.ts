@@ -67,13 +67,24 @@ export function asDriverError(error: unknown, doing: string): DriverError {
  */
 export class Kube {
   private readonly objects: k8s.KubernetesObjectApi;
+  private halted = false;
 
   constructor(readonly config: k8s.KubeConfig) {
     this.objects = k8s.KubernetesObjectApi.makeApiClient(config);
   }
 
+  /** From now on every call fails: an instance abandoned mid-operation, as a crash leaves it. */
+  halt(): void {
+    this.halted = true;
+  }
+
+  private check(): void {
+    if (this.halted) throw new DriverError('UNAVAILABLE', 'this driver instance was halted (simulated crash)');
+  }
+
   /** The object, or undefined when it does not exist. */
   async get(ref: ObjectRef): Promise<KubeObject | undefined> {
+    this.check();
     try {
       return (await this.objects.read({ apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name, namespace: ref.namespace } })) as KubeObject;
     } catch (error) {
@@ -83,16 +94,19 @@ export class Kube {
   }
 
   async list(apiVersion: string, kind: string, namespace: string | undefined, labelSelector?: string): Promise<KubeObject[]> {
+    this.check();
     const list = await this.objects.list(apiVersion, kind, namespace, undefined, undefined, undefined, undefined, labelSelector);
     return list.items as KubeObject[];
   }
 
   async create<T extends KubeObject>(object: T): Promise<T> {
+    this.check();
     return (await this.objects.create(object, undefined, undefined, 'openshell-driver')) as T;
   }
 
   /** A JSON merge patch; carry `metadata.resourceVersion` in it for optimistic concurrency. */
   async mergePatch(ref: ObjectRef, patch: Record<string, unknown>): Promise<KubeObject> {
+    this.check();
     const body = { ...patch, apiVersion: ref.apiVersion, kind: ref.kind, metadata: { ...(patch.metadata as object), name: ref.name, namespace: ref.namespace } };
     return (await this.objects.patch(body, undefined, undefined, 'openshell-driver', undefined, k8s.PatchStrategy.MergePatch)) as KubeObject;
   }
@@ -102,12 +116,14 @@ export class Kube {
    * serialises bodies through the Pod model, which drops patch directives.
    */
   async jsonPatchPod(namespace: string, name: string, operations: object[]): Promise<KubeObject> {
+    this.check();
     const core = this.config.makeApiClient(k8s.CoreV1Api);
     return (await core.patchNamespacedPod({ name, namespace, body: operations, fieldManager: 'openshell-driver' }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.JsonPatch))) as KubeObject;
   }
 
   /** True when a DELETE was accepted; false when the object was already gone. */
   async delete(ref: ObjectRef, request: DeleteRequest = {}): Promise<boolean> {
+    this.check();
     try {
       await this.objects.delete(
         { apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name, namespace: ref.namespace } },
@@ -127,6 +143,7 @@ export class Kube {
 
   /** The versions the API server serves for a group (discovery). */
   async groupVersions(group: string): Promise<string[]> {
+    this.check();
     const groups = await this.config.makeApiClient(k8s.ApisApi).getAPIVersions();
     return groups.groups.find((g) => g.name === group)?.versions.map((v) => v.version) ?? [];
   }

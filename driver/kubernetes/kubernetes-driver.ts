@@ -128,6 +128,16 @@ export class KubernetesDriver implements ComputeDriver {
     return this.reconciling;
   }
 
+  /**
+   * Abandons this instance where it stands, as a crash would: no further API call succeeds and
+   * nothing is cleaned up. Tests use it to prove a fresh driver resumes any persisted phase.
+   */
+  halt(): void {
+    this.closed = true;
+    clearTimeout(this.reconcileTimer);
+    this.ctx.kube.halt();
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.reconcileTimer);

@@ -1,0 +1,43 @@
+import type { DriverSandbox } from '../../driver/compute-driver.ts';
+import { expect, test, type Cluster, type TestTimeline } from '../../fixtures/conformance.ts';
+import { STOP_INVARIANTS } from '../../fixtures/timeline/invariants.ts';
+import { RECORDING_MAIN_COMMAND } from './main-command.ts';
+
+const PHASE = 'openshell.ai/sandbox-runtime-bootstrap-phase';
+
+async function bootstrapPhase(cluster: Cluster, apiVersion: string, sandbox: DriverSandbox): Promise<string | undefined> {
+  const cr = await cluster.get(apiVersion, 'Sandbox', sandbox.namespace, sandbox.objects.sandbox);
+  return cr?.metadata?.annotations?.[PHASE];
+}
+
+async function expectOrderHeld(timeline: TestTimeline) {
+  for (const invariant of [STOP_INVARIANTS.supervisorBeforeWorkload, STOP_INVARIANTS.suspendAfterSupervisor, STOP_INVARIANTS.supervisorExitsClean, STOP_INVARIANTS.secretsAfterWorkload]) {
+    await expect.soft(timeline, invariant.title).toHold(invariant.id);
+  }
+}
+
+/**
+ * The driver dies in the middle of a stop; a fresh one (external: a new process after SIGKILL;
+ * in-process: a new instance after the old one is abandoned) finishes it from the persisted
+ * phase, and the order never reverses.
+ */
+for (const phase of ['releasing', 'suspending'] as const) {
+  test(`resume-after-crash: a stop interrupted while ${phase} is finished by a fresh driver`, async ({ sandboxes, driver, driverControl, cluster, timeline, faults, handle, sandboxApiVersion }) => {
+    const sandbox = await timeline.step('create', () => sandboxes.create({ name: `crash-${phase}`, command: RECORDING_MAIN_COMMAND }));
+    // Hold the phase open long enough to crash inside it: slow the step that ends it.
+    if (faults.available) {
+      if (phase === 'releasing') await faults.add({ verb: 'delete', resource: 'pods', name: sandbox.objects.supervisorPod, latencyMs: 3000, times: 1 });
+      else await faults.add({ verb: 'get', resource: 'pods', name: sandbox.objects.workloadPod, latencyMs: 3000, times: 2 });
+    }
+    void driver.stop(sandbox.id).catch(() => undefined);
+    await timeline.step(`wait for the persisted phase "${phase}", then crash the driver`, async () => {
+      await expect.poll(() => bootstrapPhase(cluster, sandboxApiVersion, sandbox), { intervals: [50], timeout: 60_000, message: `the stop should reach phase ${phase} (cluster ${handle.provider})` }).toBe(phase);
+      await driverControl.crash();
+    });
+    const fresh = await timeline.step('a fresh driver stops the sandbox again', () => driverControl.restart());
+    const stopped = await timeline.step('resumed stop', () => fresh.stop(sandbox.id));
+    expect(stopped.phase).toBe('Stopped');
+    expect(await bootstrapPhase(cluster, sandboxApiVersion, sandbox)).toBeUndefined();
+    await expectOrderHeld(timeline);
+  });
+}

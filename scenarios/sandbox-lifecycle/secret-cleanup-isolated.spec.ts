@@ -1,0 +1,20 @@
+import { expect, test } from '../../fixtures/conformance.ts';
+import { RECORDING_MAIN_COMMAND } from './main-command.ts';
+
+test('secret-cleanup-isolated: a denied Secret deletion neither blocks suspension nor hides the error', async ({ sandboxes, driver, cluster, timeline, faults, requires, sandboxApiVersion }) => {
+  requires('fault-injection');
+  const sandbox = await timeline.step('create', () => sandboxes.create({ name: 'secrets', command: RECORDING_MAIN_COMMAND }));
+  await timeline.step('deny Secret deletion (403)', () => faults.add({ verb: 'delete', resource: 'secrets', status: 403, reason: 'Forbidden', message: 'secrets is forbidden: User "driver" cannot delete resource "secrets"' }));
+
+  const stopped = await timeline.step('stop', () => driver.stop(sandbox.id));
+  expect(stopped.phase, 'the sandbox is stopped even though Secret cleanup failed').toBe('Stopped');
+  const cleanup = stopped.conditions.filter((c) => c.type === 'CleanupFailed');
+  expect(cleanup.length, 'the Secret failure is reported on its own').toBeGreaterThan(0);
+  expect(cleanup.map((c) => c.message).join('\n')).toContain('forbidden');
+
+  await timeline.step('the workload is suspended and gone', async () => {
+    const cr = await cluster.get(sandboxApiVersion, 'Sandbox', sandbox.namespace, sandbox.objects.sandbox);
+    expect(cr?.spec?.operatingMode ?? (cr?.spec?.replicas === 0 ? 'Suspended' : 'Running')).toBe('Suspended');
+    expect(await cluster.get('v1', 'Pod', sandbox.namespace, sandbox.objects.workloadPod)).toBeUndefined();
+  });
+});
