@@ -1,0 +1,29 @@
+import { expect, test } from '@playwright/test';
+import { execa } from 'execa';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * The suite's self-test: on the pre-#3424 ordering defect the v1beta1 lane must FAIL, and say
+ * which ordering invariant broke. A suite that passed here could not be trusted anywhere.
+ */
+test('the v1beta1 lane fails on the suspend-first driver and names the violated invariants', async () => {
+  test.setTimeout(240_000);
+  const run = await execa('node_modules/.bin/tsx', ['scripts/lane.ts', 'v1beta1', '--cluster', 'embedded', '--driver', 'suspend-first', '--', '--grep', 'stop-ordering', '--reporter', 'json'], { cwd: ROOT, reject: false, all: true, env: { CI: '' } });
+  expect(run.exitCode, run.all).toBe(1);
+  const summary = readFileSync(`${ROOT}/reports/shared-v1beta1/summary.md`, 'utf8');
+  expect(summary).toMatch(/stop-ordering .*\| FAIL \(.*stop\/supervisor-gone-before-workload-delete/);
+  expect(summary).toContain('stop/suspend-after-supervisor-gone');
+  expect(summary).toContain('stop/supervisor-exit-clean');
+  expect(run.all).toContain('timed out waiting for supervisor Pod deletion');
+  expect(run.all).toContain('SIGKILLed at the end of its grace period');
+});
+
+test('the v1beta1 lane passes on the reference driver', async () => {
+  test.setTimeout(240_000);
+  const run = await execa('node_modules/.bin/tsx', ['scripts/lane.ts', 'v1beta1', '--cluster', 'embedded', '--', '--grep', 'stop-ordering', '--reporter', 'json'], { cwd: ROOT, reject: false, all: true, env: { CI: '' } });
+  expect(run.exitCode, run.all).toBe(0);
+  expect(readFileSync(`${ROOT}/reports/shared-v1beta1/summary.md`, 'utf8')).toMatch(/stop-ordering .*\| pass \|/);
+});
