@@ -5,15 +5,23 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
+// Both runs use the same lane's cluster work directory; one at a time.
+test.describe.configure({ mode: 'serial' });
+
+function lane(reportDir: string, ...args: string[]) {
+  return execa('node_modules/.bin/tsx', ['scripts/lane.ts', 'v1beta1', '--cluster', 'embedded', '--report-dir', reportDir, ...args, '--', '--grep', 'stop-ordering'], { cwd: ROOT, reject: false, all: true, env: { CI: '' } });
+}
+
 /**
  * The suite's self-test: on the pre-#3424 ordering defect the v1beta1 lane must FAIL, and say
  * which ordering invariant broke. A suite that passed here could not be trusted anywhere.
  */
 test('the v1beta1 lane fails on the suspend-first driver and names the violated invariants', async () => {
   test.setTimeout(240_000);
-  const run = await execa('node_modules/.bin/tsx', ['scripts/lane.ts', 'v1beta1', '--cluster', 'embedded', '--driver', 'suspend-first', '--', '--grep', 'stop-ordering', '--reporter', 'json'], { cwd: ROOT, reject: false, all: true, env: { CI: '' } });
+  const reports = test.info().outputPath('reports');
+  const run = await lane(reports, '--driver', 'suspend-first');
   expect(run.exitCode, run.all).toBe(1);
-  const summary = readFileSync(`${ROOT}/reports/shared-v1beta1/summary.md`, 'utf8');
+  const summary = readFileSync(`${reports}/shared-v1beta1/summary.md`, 'utf8');
   expect(summary).toMatch(/stop-ordering .*\| FAIL \(.*stop\/supervisor-gone-before-workload-delete/);
   expect(summary).toContain('stop/suspend-after-supervisor-gone');
   expect(summary).toContain('stop/supervisor-exit-clean');
@@ -23,7 +31,8 @@ test('the v1beta1 lane fails on the suspend-first driver and names the violated 
 
 test('the v1beta1 lane passes on the reference driver', async () => {
   test.setTimeout(240_000);
-  const run = await execa('node_modules/.bin/tsx', ['scripts/lane.ts', 'v1beta1', '--cluster', 'embedded', '--', '--grep', 'stop-ordering', '--reporter', 'json'], { cwd: ROOT, reject: false, all: true, env: { CI: '' } });
+  const reports = test.info().outputPath('reports');
+  const run = await lane(reports);
   expect(run.exitCode, run.all).toBe(0);
-  expect(readFileSync(`${ROOT}/reports/shared-v1beta1/summary.md`, 'utf8')).toMatch(/stop-ordering .*\| pass \|/);
+  expect(readFileSync(`${reports}/shared-v1beta1/summary.md`, 'utf8')).toMatch(/stop-ordering .*\| pass \|/);
 });

@@ -34,6 +34,7 @@ Options:
                                      external=<socket> tests a driver you run yourself.
   --keep                             keep the cluster afterwards (kind: not deleted; embedded: keeps
                                      running until Ctrl-C)
+  --report-dir DIR                   where reports go (default: reports/); a folder per lane
   --all                              every lane
   --list                             print lanes, scenarios and invariants, then exit
   -h, --help                         this help
@@ -56,7 +57,7 @@ try {
   parsed = parseArgs({
     args: ownArgs,
     allowPositionals: true,
-    options: { cluster: { type: 'string' }, driver: { type: 'string' }, keep: { type: 'boolean' }, all: { type: 'boolean' }, list: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    options: { 'report-dir': { type: 'string' }, cluster: { type: 'string' }, driver: { type: 'string' }, keep: { type: 'boolean' }, all: { type: 'boolean' }, list: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
   });
 } catch (error) {
   fail((error as Error).message);
@@ -125,7 +126,7 @@ let failed = false;
 for (const lane of lanes) {
   if (interrupted) break;
   const opts = options(lane.name);
-  const reportDir = join(ROOT, 'reports', lane.name);
+  const reportDir = join(resolve(values['report-dir'] ?? join(ROOT, 'reports')), lane.name);
   rmSync(reportDir, { recursive: true, force: true });
   mkdirSync(reportDir, { recursive: true });
   opts.progress(`${lane.description}`);

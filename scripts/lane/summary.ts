@@ -12,7 +12,7 @@ interface JsonSuite {
   title: string;
   file?: string;
   suites?: JsonSuite[];
-  specs?: { title: string; tests: { status: string; annotations?: { type: string; description?: string }[]; results: { status: string; error?: { message?: string } }[] }[] }[];
+  specs?: { title: string; tests: { status: string; annotations?: { type: string; description?: string }[]; results: { status: string; error?: { message?: string }; errors?: { message?: string }[] }[] }[] }[];
 }
 
 const INVARIANT_ID = /\b(stop\/[a-z-]+)\b/g;
@@ -27,7 +27,7 @@ export function readOutcomes(resultsPath: string): Outcome[] {
     for (const spec of suite.specs ?? []) {
       for (const t of spec.tests) {
         const last = t.results[t.results.length - 1];
-        const messages = t.results.map((r) => r.error?.message ?? '').join('\n');
+        const messages = t.results.flatMap((r) => (r.errors?.length ? r.errors : [r.error ?? {}]).map((e) => e.message ?? '')).join('\n');
         const status = t.status === 'expected' ? (last?.status === 'skipped' ? 'skipped' : 'passed') : t.status === 'skipped' ? 'skipped' : t.status === 'flaky' ? 'flaky' : last?.status === 'interrupted' ? 'interrupted' : 'failed';
         let detail: string | undefined;
         if (status === 'skipped') detail = t.annotations?.find((a) => a.type === 'skip')?.description;
