@@ -1,0 +1,49 @@
+import { EmbeddedProvider } from './embedded/provider.ts';
+import { ExistingProvider, type ExistingProviderOptions } from './existing/provider.ts';
+import { KindProvider, type KindProviderOptions } from './kind/provider.ts';
+import type { ClusterProvider, ProviderName } from './provider.ts';
+
+export const PROVIDER_NAMES: readonly ProviderName[] = ['embedded', 'kind', 'existing'];
+
+export interface ChooseOptions {
+  /** Environment for the kind/docker probes and the kind provider (merged over process.env). */
+  env?: Record<string, string | undefined>;
+  kind?: Omit<KindProviderOptions, 'env'>;
+  existing?: Omit<ExistingProviderOptions, 'env'>;
+}
+
+export interface ProviderChoice {
+  provider: ClusterProvider;
+  /** Why this provider, for the caller to print: `cluster: embedded (no Docker daemon found)`. */
+  reason: string;
+}
+
+/**
+ * The cluster provider for `--cluster embedded|kind|existing`. Without a choice: kind when the
+ * kind CLI and a running Docker daemon are there, else the embedded cluster. An explicit choice
+ * is taken as is; its provider reports what is missing when it brings the cluster up.
+ */
+export async function chooseProvider(requested: string | undefined, options: ChooseOptions = {}): Promise<ProviderChoice> {
+  const kind = () => new KindProvider({ ...options.kind, env: options.env });
+  switch (requested) {
+    case 'embedded':
+      return { provider: new EmbeddedProvider(), reason: 'requested with --cluster embedded' };
+    case 'kind':
+      return { provider: kind(), reason: 'requested with --cluster kind' };
+    case 'existing': {
+      const provider = new ExistingProvider({ ...options.existing, env: options.env ? { ...process.env, ...options.env } : undefined });
+      const files = provider.kubeconfigFiles().join(', ');
+      return { provider, reason: `requested with --cluster existing; kubeconfig ${files}${options.existing?.context ? `, context ${options.existing.context}` : ''}` };
+    }
+    case undefined:
+    case '': {
+      const provider = kind();
+      const availability = await provider.availability();
+      if (availability.ok) return { provider, reason: 'the kind CLI and a running Docker daemon were found' };
+      const why = { kind: 'no kind CLI on PATH', docker: 'no docker CLI on PATH', 'docker-daemon': 'no Docker daemon found' };
+      return { provider: new EmbeddedProvider(), reason: availability.missing.map((p) => why[p.what]).join(', ') };
+    }
+    default:
+      throw new Error(`unknown cluster "${requested}"; --cluster takes one of: ${PROVIDER_NAMES.join(', ')}`);
+  }
+}
