@@ -152,6 +152,7 @@ for (const lane of lanes) {
     });
     const result = await running;
     running = undefined;
+    if (interrupted) await new Promise(() => undefined); // the signal handler tears down and exits 130
     const outcomes = readOutcomes(join(reportDir, 'results.json'));
     results.set(lane.name, outcomes);
     writeFileSync(join(reportDir, 'summary.md'), `### ${lane.name} on ${provider.name} (driver: ${variant})\n\n${summaryTable(new Map([[lane.name, outcomes]]))}\n`);

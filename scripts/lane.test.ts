@@ -1,0 +1,80 @@
+import { expect, test } from '@playwright/test';
+import { execa } from 'execa';
+import { execSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+function lane(args: string[], env: Record<string, string> = {}) {
+  return execa('node_modules/.bin/tsx', ['scripts/lane.ts', ...args], { cwd: ROOT, reject: false, all: true, env: { CI: '', ...env } });
+}
+
+test.describe('bad input: a clear message and a non-zero exit', () => {
+  test('unknown lane', async () => {
+    const run = await lane(['nope']);
+    expect(run.exitCode).toBe(2);
+    expect(run.all).toContain('unknown lane "nope"; lanes: shared-v1alpha1 (v1alpha1), shared-v1beta1 (v1beta1), managed, operator, external');
+  });
+
+  test('unknown driver', async () => {
+    const run = await lane(['v1beta1', '--driver', 'bogus']);
+    expect(run.exitCode).toBe(2);
+    expect(run.all).toContain('unknown driver "bogus"; choose reference, suspend-first or external=<socket>');
+  });
+
+  test('a driver socket nobody listens on', async () => {
+    const run = await lane(['v1beta1', '--driver', 'external=/tmp/nobody-listens-here.sock']);
+    expect(run.exitCode).toBe(2);
+    expect(run.all).toContain('no compute driver is listening on /tmp/nobody-listens-here.sock');
+  });
+
+  test('--cluster kind without the kind CLI', async () => {
+    const run = await lane(['v1beta1', '--cluster', 'kind'], { PATH: '/usr/bin:/bin' });
+    expect(run.exitCode).not.toBe(0);
+    expect(run.all).toContain('the kind CLI was not found on PATH');
+  });
+
+  test('a kubeconfig that does not exist', async () => {
+    const run = await lane(['v1beta1', '--cluster', 'existing'], { KUBECONFIG: '/tmp/does-not-exist/kubeconfig' });
+    expect(run.exitCode).not.toBe(0);
+    expect(run.all).toContain('kubeconfig /tmp/does-not-exist/kubeconfig does not exist');
+  });
+
+  test('a kubeconfig that points nowhere', async () => {
+    const kubeconfig = test.info().outputPath('nowhere.yaml');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(kubeconfig, 'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n');
+    const run = await lane(['v1beta1', '--cluster', 'existing'], { KUBECONFIG: kubeconfig });
+    expect(run.exitCode).not.toBe(0);
+    expect(run.all).toMatch(/unreachable/);
+  });
+});
+
+test('Ctrl-C in the middle of a lane leaves no process behind', async () => {
+  test.setTimeout(120_000);
+  const reports = test.info().outputPath('reports');
+  const child = execa('node_modules/.bin/tsx', ['scripts/lane.ts', 'v1beta1', '--cluster', 'embedded', '--report-dir', reports], { cwd: ROOT, reject: false, all: true, env: { CI: '' } });
+  let output = '';
+  await new Promise<void>((resolve) => {
+    child.all?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('create the sandbox') || output.includes('running scenarios')) resolve();
+    });
+  });
+  // Let a scenario get going (containers running), then interrupt.
+  await expect.poll(() => (processesUnder(reports).length > 0 || /create|stop/.test(output)), { timeout: 60_000 }).toBe(true);
+  child.kill('SIGINT');
+  const result = await child;
+  expect(result.exitCode, result.all).toBe(130);
+  expect(result.all).toContain('SIGINT: stopping the run and tearing down');
+  await expect.poll(() => leftoverContainers(), { timeout: 20_000 }).toEqual([]);
+});
+
+function processesUnder(marker: string): string[] {
+  return execSync('ps -eo args').toString().split('\n').filter((l) => l.includes(marker));
+}
+
+/** Container processes of the embedded node run the fixture programs from this checkout. */
+function leftoverContainers(): string[] {
+  return execSync('ps -eo pid,ppid,args').toString().split('\n').filter((l) => l.includes(`${ROOT}fixtures/images/`) && l.includes('sleep 100000'));
+}
