@@ -14,13 +14,10 @@
  */
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { availableParallelism, loadavg } from 'node:os';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { EmbeddedCluster } from '../cluster/embedded/cluster.ts';
 import { generateServingCertificate } from '../cluster/embedded/tls.ts';
 import type { Endpoint, GetResult, LoadPlan, LoadResult, WatchResult } from './client.ts';
-import { fmt, machine, progressLog, renderTable, writeReport, type BenchOptions, type Row } from './common.ts';
+import { busyWarning, exposeGc, fmt, machine, progressLog, renderTable, settledMemory, writeReport, type BenchOptions, type Row } from './common.ts';
 import { runInWorker } from './worker.ts';
 
 const TARGETS = {
@@ -206,32 +203,4 @@ async function startBaselineServer(): Promise<{ endpoint: Endpoint; close: () =>
         server.closeAllConnections();
       })),
   };
-}
-
-/**
- * `gc()` without `--expose-gc` on the command line (npm run bench runs plain tsx): the flag
- * can still be set at run time and the function fetched from a fresh context.
- */
-function exposeGc(): (() => void) | undefined {
-  const existing = (globalThis as { gc?: () => void }).gc;
-  if (existing) return existing;
-  try {
-    setFlagsFromString('--expose-gc');
-    return runInNewContext('gc') as () => void;
-  } catch {
-    return undefined;
-  }
-}
-
-/** A warning when other processes keep the CPUs busy: the figures are then noisy. */
-function busyWarning(): string | undefined {
-  const [load] = loadavg();
-  const cpus = availableParallelism();
-  return load > cpus ? `WARNING: load average ${load.toFixed(1)} on ${cpus} CPUs: other processes compete with the benchmark; figures are noisy.` : undefined;
-}
-
-function settledMemory(gc: (() => void) | undefined): NodeJS.MemoryUsage {
-  gc?.();
-  gc?.();
-  return process.memoryUsage();
 }

@@ -1,8 +1,10 @@
 /** What every benchmark shares: options, progress lines, the result table, the JSON report. */
 import { mkdir, writeFile } from 'node:fs/promises';
-import { cpus } from 'node:os';
+import { availableParallelism, cpus, loadavg } from 'node:os';
 import { dirname, relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 
 export interface BenchOptions {
   /** Small sizes for a smoke run; the figures are then not comparable with the targets. */
@@ -52,3 +54,31 @@ export const fmt = {
   ms: (n: number) => `${n < 10 ? n.toFixed(2) : n < 100 ? n.toFixed(1) : Math.round(n)} ms`,
   mib: (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`,
 };
+
+/**
+ * `gc()` without `--expose-gc` on the command line (npm run bench runs plain tsx): the flag
+ * can still be set at run time and the function fetched from a fresh context.
+ */
+export function exposeGc(): (() => void) | undefined {
+  const existing = (globalThis as { gc?: () => void }).gc;
+  if (existing) return existing;
+  try {
+    setFlagsFromString('--expose-gc');
+    return runInNewContext('gc') as () => void;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A warning when other processes keep the CPUs busy: the figures are then noisy. */
+export function busyWarning(): string | undefined {
+  const [load] = loadavg();
+  const cpus = availableParallelism();
+  return load > cpus ? `WARNING: load average ${load.toFixed(1)} on ${cpus} CPUs: other processes compete with the benchmark; figures are noisy.` : undefined;
+}
+
+export function settledMemory(gc: (() => void) | undefined): NodeJS.MemoryUsage {
+  gc?.();
+  gc?.();
+  return process.memoryUsage();
+}

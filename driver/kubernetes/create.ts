@@ -14,8 +14,9 @@ import { ensureWorkspace } from './workspaces.ts';
  */
 export async function createSandbox(ctx: DriverContext, id: string, spec: SandboxSpec): Promise<KubeObject> {
   const workspace = spec.workspace ?? ctx.config.defaultWorkspace;
-  const namespace = await ensureWorkspace(ctx, workspace);
+  // API first: a cluster without Agent Sandbox must fail before the workspace namespace is made.
   const apiVersion = await ctx.sandboxApiVersion();
+  const namespace = await ensureWorkspace(ctx, workspace);
   const who: SandboxIdentity = { id, name: spec.name, workspace, namespace, crName: crName(ctx.config.workspaceMode, workspace, spec.name) };
   const generation = newGeneration();
   let cr: KubeObject;

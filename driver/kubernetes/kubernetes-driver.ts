@@ -19,6 +19,7 @@ import { reconcileOnce } from './reconcile.ts';
 import { readState, toDriverSandbox } from './sandbox-state.ts';
 import { startSandbox } from './start.ts';
 import { stopSandbox } from './stop.ts';
+import { workspaceNamespace } from './workspaces.ts';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
@@ -55,6 +56,10 @@ export class KubernetesDriver implements ComputeDriver {
     if (!DNS_LABEL.test(workspace)) problems.push(`workspace "${workspace}" must be a DNS-1123 label`);
     const cr = crName(this.config.workspaceMode, workspace, spec.name ?? '');
     if (cr.length > 63) problems.push(`sandbox name "${cr}" is ${cr.length} characters; the limit is 63${this.config.workspaceMode === 'shared' ? ' (shared mode names it {workspace}--{name})' : ''}`);
+    if (this.config.workspaceMode === 'managed') {
+      const namespace = workspaceNamespace(this.ctx, workspace);
+      if (namespace.length > 63) problems.push(`workspace "${workspace}" would be namespace "${namespace}", ${namespace.length} characters; the limit is 63 (managed mode names it openshell-{gateway}-{workspace})`);
+    }
     if (!Array.isArray(spec.command) || spec.command.some((c) => typeof c !== 'string')) problems.push('command must be a list of strings');
     for (const [field, value] of [['supervisorGraceSeconds', spec.supervisorGraceSeconds], ['workloadGraceSeconds', spec.workloadGraceSeconds]] as const) {
       if (value !== undefined && (!Number.isInteger(value) || value < 0)) problems.push(`${field} must be a non-negative integer`);

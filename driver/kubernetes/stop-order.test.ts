@@ -1,0 +1,284 @@
+/**
+ * Stop ordering (OpenShell#3421/#3424), read from watched events ordered by resourceVersion:
+ * the supervisor goes while the workload's boundary is reachable, then the workload is
+ * suspended, then the generation Secrets go. Also the guards around it: 409 retries, the
+ * supervisor's UID precondition, the grace + headroom deadline, Secret failures as warnings,
+ * and the `suspend-first` variant that reproduces the defect.
+ */
+import { statusOf, Kube } from './kube.ts';
+import {
+  HOLD,
+  MAIN,
+  NAMESPACE,
+  driverError,
+  exitCode,
+  expect,
+  phaseOf,
+  pods,
+  sandboxes,
+  setFinalizer,
+  stopOrderViolations,
+  suspendedSpec,
+  terminating,
+  test,
+  type Seen,
+} from './test-support.ts';
+
+/** Fails with the labels in watched order unless they already are in that order (strictly). */
+function expectInOrder(entries: [string, Seen | undefined][]): void {
+  for (const [label, seen] of entries) expect(seen, `no watched event for "${label}"`).toBeDefined();
+  const actual = [...entries].sort((a, b) => a[1]!.rv - b[1]!.rv).map(([label]) => label);
+  expect(actual).toEqual(entries.map(([label]) => label));
+  const rvs = entries.map(([, seen]) => seen!.rv);
+  expect(new Set(rvs).size, 'two steps share one revision').toBe(rvs.length);
+}
+
+test.describe('stop order', () => {
+  for (const release of ['v0.5.0', 'v0.4.6'] as const) {
+    test(`${release}: supervisor gone, then workload suspended and gone, then generation Secrets`, async ({ lab }) => {
+      const cluster = await lab.cluster({ agentSandbox: release });
+      const d = lab.driver(cluster);
+      const sb = await d.create({ name: 'demo', command: MAIN });
+      const { sandbox, supervisorPod, workloadPod, secrets } = sb.objects;
+      const supervisorUid = cluster.api.get(pods(cluster), supervisorPod).metadata.uid;
+      const timeline = lab.timeline(cluster);
+      const spy = lab.spy(cluster);
+
+      const stopped = await d.stop(sb.id);
+      expect(stopped.phase).toBe('Stopped');
+      expect(stopped.conditions.filter((c) => c.type === 'CleanupFailed')).toEqual([]);
+      expect(stopOrderViolations(timeline, sb.objects)).toEqual([]);
+
+      const suspending = timeline.first('Sandbox', sandbox, (o) => phaseOf(o) === 'suspending');
+      const workloadGone = timeline.deleted('Pod', workloadPod);
+      const supervisorGone = timeline.deleted('Pod', supervisorPod);
+      expectInOrder([
+        ['stop-begin patch (releasing)', timeline.first('Sandbox', sandbox, (o) => phaseOf(o) === 'releasing')],
+        ['supervisor Pod deletionTimestamp', timeline.first('Pod', supervisorPod, terminating)],
+        ['supervisor Pod DELETED', supervisorGone],
+        ['suspension patch (suspending + suspended spec)', suspending],
+        ['workload Pod deletionTimestamp', timeline.first('Pod', workloadPod, terminating)],
+        ['workload Pod DELETED', workloadGone],
+        ['completion patch (annotations cleared)', timeline.first('Sandbox', sandbox, (o) => !phaseOf(o), suspending?.rv)],
+      ]);
+      // Phase and suspended spec arrive in one write.
+      expect(suspendedSpec(suspending!.object)).toBe(true);
+      expect(timeline.first('Sandbox', sandbox, suspendedSpec)!.rv).toBe(suspending!.rv);
+      // The supervisor cleaned up through the boundary and exited 0; the workload stopped cleanly too.
+      expect(exitCode(supervisorGone!.object, 'supervisor')).toBe(0);
+      expect(exitCode(workloadGone!.object, 'agent')).toBe(0);
+
+      // The supervisor DELETE carried the uid of the Pod the driver had observed.
+      const supervisorDeletes = spy.deletes.filter((x) => x.resource === 'pods' && x.name === supervisorPod && x.preconditionUid);
+      expect(supervisorDeletes.map((x) => [x.preconditionUid, x.outcome])).toEqual([[supervisorUid, 'accepted']]);
+
+      // Generation Secrets: deleted by exact name (no list), only once the workload Pod is gone.
+      const secretRequests = spy.requests.filter((r) => r.resource === 'secrets');
+      expect(secretRequests.map((r) => r.verb)).toEqual(['delete', 'delete']);
+      expect(secretRequests.map((r) => r.name).sort()).toEqual([...secrets].sort());
+      for (const request of secretRequests) expect(request.revision).toBeGreaterThanOrEqual(workloadGone!.rv);
+      const workloadSecret = secrets.find((s) => s.startsWith('os-sandbox-'))!;
+      expect(timeline.deleted('Secret', workloadSecret)!.rv).toBeGreaterThan(workloadGone!.rv);
+      for (const secret of secrets) expect(timeline.deleted('Secret', secret), secret).toBeDefined();
+    });
+  }
+
+  test('suspend-first (the #3421 defect): supervisor SIGKILLed with 137, stop times out, the order check fails', async ({ lab }) => {
+    const cluster = await lab.cluster();
+    const d = lab.driver(cluster, { variant: 'suspend-first', supervisorGraceSeconds: 3, apiHeadroomSeconds: 2 });
+    expect((await d.capabilities()).variant).toBe('suspend-first');
+    const sb = await d.create({ name: 'demo', command: MAIN });
+    const { supervisorPod, workloadPod } = sb.objects;
+    const timeline = lab.timeline(cluster);
+
+    const error = await driverError(d.stop(sb.id));
+    expect(error.code).toBe('UNAVAILABLE');
+    expect(error.message).toBe('timed out waiting for supervisor Pod deletion');
+
+    await expect.poll(() => timeline.deleted('Pod', supervisorPod), { timeout: 30_000 }).toBeDefined();
+    const supervisorGone = timeline.deleted('Pod', supervisorPod)!;
+    expect(exitCode(supervisorGone.object, 'supervisor')).toBe(137);
+    expect((supervisorGone.object.spec as { terminationGracePeriodSeconds: number }).terminationGracePeriodSeconds).toBe(3);
+    expectInOrder([
+      ['suspension patch', timeline.first('Sandbox', sb.objects.sandbox, suspendedSpec)],
+      ['workload Pod deletionTimestamp', timeline.first('Pod', workloadPod, terminating)],
+      ['workload Pod DELETED', timeline.deleted('Pod', workloadPod)],
+      ['supervisor Pod deletionTimestamp', timeline.first('Pod', supervisorPod, terminating)],
+      ['supervisor Pod DELETED', supervisorGone],
+    ]);
+    expect(stopOrderViolations(timeline, sb.objects)).toEqual([
+      'no durable `releasing` phase was recorded',
+      'the Sandbox was suspended before the supervisor Pod was gone',
+      'the workload Pod began terminating before the supervisor Pod was gone',
+      'the supervisor container exited 137, not 0',
+    ]);
+  });
+});
+
+test.describe('stop guards', () => {
+  test('one 409 Conflict on patching the Sandbox is retried and the stop succeeds', async ({ lab }) => {
+    const cluster = await lab.cluster();
+    const d = lab.driver(cluster);
+    const sb = await d.create({ name: 'demo', command: MAIN });
+    const timeline = lab.timeline(cluster);
+    const conflict = cluster.faults.add({ verb: 'patch', resource: 'sandboxes.agents.x-k8s.io', status: 409, reason: 'Conflict', times: 1 });
+    const stopped = await d.stop(sb.id);
+    expect(conflict.hits).toBe(1);
+    expect(stopped.phase).toBe('Stopped');
+    expect(stopOrderViolations(timeline, sb.objects)).toEqual([]);
+  });
+
+  test('a 409 Conflict on each of the three stop patches is retried and the stop succeeds', async ({ lab }) => {
+    const cluster = await lab.cluster();
+    const d = lab.driver(cluster);
+    const sb = await d.create({ name: 'demo', command: MAIN });
+    const timeline = lab.timeline(cluster);
+    const conflict = () => cluster.faults.add({ verb: 'patch', resource: 'sandboxes.agents.x-k8s.io', status: 409, reason: 'Conflict', times: 1 });
+    const faults = [conflict()]; // the stop-begin patch
+    const armed = new Set<string>();
+    timeline.onChange((seen) => {
+      const phase = seen.kind === 'Sandbox' ? phaseOf(seen.object) : undefined;
+      // As each stop phase commits, the next patch (suspension, then completion) meets a conflict.
+      if ((phase === 'releasing' || phase === 'suspending') && !armed.has(phase)) {
+        armed.add(phase);
+        faults.push(conflict());
+      }
+    });
+    const stopped = await d.stop(sb.id);
+    expect(faults.map((f) => f.hits)).toEqual([1, 1, 1]);
+    expect(stopped.phase).toBe('Stopped');
+    expect(timeline.bootstrapPhases(sb.objects.sandbox)).toEqual(['stop:releasing', 'stop:suspending', '-:cleared']);
+    expect(stopOrderViolations(timeline, sb.objects)).toEqual([]);
+  });
+
+  test('a DELETE with a stale uid precondition is refused with 409 Conflict and the new Pod survives', async ({ lab }) => {
+    const cluster = await lab.cluster({ node: false });
+    const target = pods(cluster, 'default');
+    const pod = (name: string) => ({ metadata: { name }, spec: { containers: [{ name: 'supervisor', image: 'sandbox-conformance/supervisor:dev' }] } });
+    const old = cluster.api.create(target, pod('os-supervisor-x')).object;
+    cluster.api.delete(target, 'os-supervisor-x', { gracePeriodSeconds: 0 });
+    const replacement = cluster.api.create(target, pod('os-supervisor-x')).object;
+    expect(replacement.metadata.uid).not.toBe(old.metadata.uid);
+
+    const kube = new Kube(lab.kubeconfig(cluster));
+    const ref = { apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'os-supervisor-x' };
+    const refused = await kube.delete(ref, { preconditions: { uid: old.metadata.uid }, propagationPolicy: 'Foreground' }).then(
+      () => undefined,
+      (error) => error,
+    );
+    expect(statusOf(refused)).toMatchObject({ code: 409, reason: 'Conflict' });
+    expect(statusOf(refused)?.message).toContain(`Precondition failed: UID in precondition: ${old.metadata.uid}`);
+    const survivor = cluster.api.get(target, 'os-supervisor-x');
+    expect(survivor.metadata.uid).toBe(replacement.metadata.uid);
+    expect(survivor.metadata.deletionTimestamp).toBeUndefined();
+    expect(await kube.delete(ref, { preconditions: { uid: replacement.metadata.uid } })).toBe(true);
+  });
+
+  test('stop never deletes a supervisor Pod replaced under the same name with the stale uid; it re-reads and uses the fresh one', async ({ lab }) => {
+    const cluster = await lab.cluster();
+    const d = lab.driver(cluster);
+    const sb = await d.create({ name: 'demo', command: MAIN });
+    const { supervisorPod, sandbox } = sb.objects;
+    const target = pods(cluster);
+    const original = cluster.api.get(target, supervisorPod);
+    const timeline = lab.timeline(cluster);
+    const spy = lab.spy(cluster);
+
+    // Between the driver's GET and its DELETE, the Pod is replaced: same name, new uid.
+    let replacementUid: string | undefined;
+    spy.onRequest((request) => {
+      if (replacementUid || request.verb !== 'delete' || request.resource !== 'pods' || request.name !== supervisorPod) return;
+      cluster.api.delete(target, supervisorPod, { gracePeriodSeconds: 0 });
+      const spec = structuredClone(original.spec) as { nodeName?: string; volumes?: unknown; containers: { volumeMounts?: unknown }[] };
+      delete spec.nodeName;
+      delete spec.volumes; // its generation Secret went with the old Pod
+      for (const container of spec.containers) delete container.volumeMounts;
+      const { labels, annotations, ownerReferences } = original.metadata;
+      replacementUid = cluster.api.create(target, { metadata: { name: supervisorPod, labels, annotations, ownerReferences }, spec }).object.metadata.uid;
+    });
+
+    const stopped = await d.stop(sb.id);
+    expect(stopped.phase).toBe('Stopped');
+    expect(replacementUid).toBeDefined();
+    const driverDeletes = spy.deletes.filter((x) => x.resource === 'pods' && x.name === supervisorPod && x.preconditionUid);
+    expect(driverDeletes.map((x) => [x.preconditionUid, x.currentUid, x.outcome])).toEqual([
+      [original.metadata.uid, replacementUid, 'conflict'],
+      [replacementUid, replacementUid, 'accepted'],
+    ]);
+    // The replacement began terminating only through the fresh-uid DELETE, and was gone before suspension.
+    const replacementDeleting = timeline.first('Pod', supervisorPod, (o) => o.metadata.uid === replacementUid && terminating(o));
+    expect(replacementDeleting!.rv).toBeGreaterThan(driverDeletes[1].revision);
+    const replacementGone = timeline.first('Pod', supervisorPod, (o, e) => o.metadata.uid === replacementUid && e.type === 'DELETED');
+    expect(timeline.first('Sandbox', sandbox, suspendedSpec)!.rv).toBeGreaterThan(replacementGone!.rv);
+    // The replacement may get its SIGTERM while Node is still starting (exit 143); its exit code is not the point here.
+    expect(stopOrderViolations(timeline, sb.objects).filter((v) => !v.startsWith('the supervisor container exited'))).toEqual([]);
+  });
+
+  for (const c of [
+    { label: 'grace from the sandbox spec (2 s, driver default 5 s)', driver: { supervisorGraceSeconds: 5, apiHeadroomSeconds: 1 }, spec: { supervisorGraceSeconds: 2 }, grace: 2, seconds: 3 },
+    { label: 'the default grace (30 s)', driver: { supervisorGraceSeconds: undefined, apiHeadroomSeconds: 1 }, spec: {}, grace: 30, seconds: 31 },
+  ]) {
+    test(`the supervisor deletion deadline is its grace + API headroom: ${c.label}`, async ({ lab }) => {
+      test.setTimeout(120_000);
+      const cluster = await lab.cluster();
+      const d = lab.driver(cluster, c.driver);
+      const sb = await d.create({ name: 'demo', command: MAIN, ...c.spec });
+      const { supervisorPod, workloadPod, sandbox } = sb.objects;
+      expect((cluster.api.get(pods(cluster), supervisorPod).spec as { terminationGracePeriodSeconds: number }).terminationGracePeriodSeconds).toBe(c.grace);
+      const timeline = lab.timeline(cluster);
+
+      // A supervisor Pod that cannot go away: a finalizer nobody removes keeps it after its container ends.
+      setFinalizer(cluster, pods(cluster), supervisorPod, HOLD, true);
+      const error = await driverError(d.stop(sb.id));
+      expect(error.code).toBe('UNAVAILABLE');
+      expect(error.message).toBe(`timed out after ${c.seconds}s waiting for supervisor Pod deletion`);
+
+      // A release that did not finish never suspends: the CR stays `releasing`, the workload runs on.
+      const cr = cluster.api.get(sandboxes(cluster, NAMESPACE), sandbox);
+      expect(phaseOf(cr)).toBe('releasing');
+      expect(suspendedSpec(cr)).toBe(false);
+      expect(cluster.api.get(pods(cluster), workloadPod).metadata.deletionTimestamp).toBeUndefined();
+      expect((await d.get(sb.id)).phase).toBe('Stopping');
+
+      // Released, a fresh driver finishes the stop from `releasing`, in order.
+      setFinalizer(cluster, pods(cluster), supervisorPod, HOLD, false);
+      await d.close();
+      const fresh = lab.driver(cluster, c.driver);
+      expect((await fresh.stop(sb.id)).phase).toBe('Stopped');
+      expect(stopOrderViolations(timeline, sb.objects)).toEqual([]);
+    });
+  }
+
+  test('a 403 on generation Secret deletion still suspends the workload; the error comes back as CleanupFailed', async ({ lab }) => {
+    const cluster = await lab.cluster();
+    const d = lab.driver(cluster);
+    const sb = await d.create({ name: 'demo', command: MAIN });
+    const { sandbox, workloadPod, secrets } = sb.objects;
+    const timeline = lab.timeline(cluster);
+    const forbidden = cluster.faults.add({ verb: 'delete', resource: 'secrets', status: 403 });
+
+    const stopped = await d.stop(sb.id);
+    expect(stopped.phase).toBe('Stopped');
+    expect(forbidden.hits).toBe(2);
+    const failed = stopped.conditions.filter((c) => c.type === 'CleanupFailed');
+    expect(failed.map((c) => [c.status, c.reason])).toEqual([
+      ['True', 'GenerationSecretCleanupFailed'],
+      ['True', 'GenerationSecretCleanupFailed'],
+    ]);
+    for (const secret of secrets) {
+      expect(failed.map((c) => c.message)).toContainEqual(`deleting generation Secret ${secret} failed: injected fault: Forbidden on delete secrets "${secret}"`);
+      expect(lab.logs.some((line) => line.includes(`deleting generation Secret ${secret} failed`))).toBe(true);
+    }
+    // The workload was suspended and the stop completed all the same.
+    expect(stopOrderViolations(timeline, sb.objects)).toEqual([]);
+    expect(timeline.deleted('Pod', workloadPod)).toBeDefined();
+    const cr = cluster.api.get(sandboxes(cluster, NAMESPACE), sandbox);
+    expect(suspendedSpec(cr)).toBe(true);
+    expect(phaseOf(cr)).toBeUndefined();
+    // The warning belongs to that stop's answer; the sandbox itself reads plainly Stopped.
+    expect((await d.get(sb.id)).conditions.filter((c) => c.type === 'CleanupFailed')).toEqual([]);
+
+    cluster.faults.remove(forbidden.id);
+    expect((await d.start(sb.id)).phase).toBe('Ready');
+  });
+});
