@@ -1,5 +1,5 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { DriverError } from '../compute-driver.ts';
+import { ChangeSignal } from './change-signal.ts';
 import type { DriverContext } from './context.ts';
 import { asDriverError, isConflict, statusOf, type KubeObject } from './kube.ts';
 import { ANNOTATION, LABEL, sandboxObjectNames } from './names.ts';
@@ -108,20 +108,25 @@ export async function deleteSupervisorAndWait(ctx: DriverContext, cr: KubeObject
   const deadline = Date.now() + seconds * 1000;
   const timeoutMessage = options.flatWaitSeconds !== undefined ? 'timed out waiting for supervisor Pod deletion' : `timed out after ${seconds}s waiting for supervisor Pod deletion`;
   let deletedUid: string | undefined;
-  while (pod) {
-    const uid = pod.metadata!.uid!;
-    if (deletedUid !== uid) {
-      try {
-        await ctx.kube.delete(ref, { preconditions: { uid }, propagationPolicy: 'Foreground' });
-        deletedUid = uid;
-      } catch (error) {
-        // 409: the Pod was replaced under the same name; the stale precondition protected the new one. Re-read.
-        if (!isConflict(error)) throw asDriverError(error, `deleting supervisor Pod ${ref.name}`);
+  const changes = ChangeSignal.open(ctx.kube.config, [{ path: `/api/v1/namespaces/${state.namespace}/pods`, name: ref.name }]);
+  try {
+    while (pod) {
+      const uid = pod.metadata!.uid!;
+      if (deletedUid !== uid) {
+        try {
+          await ctx.kube.delete(ref, { preconditions: { uid }, propagationPolicy: 'Foreground' });
+          deletedUid = uid;
+        } catch (error) {
+          // 409: the Pod was replaced under the same name; the stale precondition protected the new one. Re-read.
+          if (!isConflict(error)) throw asDriverError(error, `deleting supervisor Pod ${ref.name}`);
+        }
       }
+      if (Date.now() > deadline) throw new DriverError('UNAVAILABLE', timeoutMessage);
+      await changes.sleep(ctx.config.pollIntervalMs);
+      pod = await ctx.kube.get(ref).catch((e) => Promise.reject(asDriverError(e, 'reading the supervisor Pod')));
     }
-    if (Date.now() > deadline) throw new DriverError('UNAVAILABLE', timeoutMessage);
-    await sleep(ctx.config.pollIntervalMs);
-    pod = await ctx.kube.get(ref).catch((e) => Promise.reject(asDriverError(e, 'reading the supervisor Pod')));
+  } finally {
+    changes.close();
   }
 }
 
@@ -132,20 +137,30 @@ async function waitForWorkloadGone(ctx: DriverContext, cr: KubeObject): Promise<
   const deadline = Date.now() + seconds * 1000;
   const v1beta1 = cr.apiVersion!.endsWith('v1beta1');
   let interval = STOP_INITIAL_POLL_MS;
-  for (;;) {
-    const fresh = await ctx.kube.get(ctx.ref(cr)).catch((e) => Promise.reject(asDriverError(e, 'reading the Sandbox')));
-    if (!fresh) throw new DriverError('NOT_FOUND', `sandbox not found: Sandbox ${cr.metadata!.name} disappeared while stopping`);
-    cr = fresh;
-    const state = readState(cr);
-    const suspended = condition(state, 'Suspended');
-    if (suspended?.status === 'False' && suspended.reason === 'PodNotOwned') {
-      throw new DriverError('FAILED_PRECONDITION', `Kubernetes sandbox stop rejected: ${suspended.message || 'backing pod is not owned by this sandbox'}`);
+  const initial = readState(cr);
+  const [group, version] = cr.apiVersion!.split('/');
+  const changes = ChangeSignal.open(ctx.kube.config, [
+    { path: `/api/v1/namespaces/${initial.namespace}/pods`, name: initial.workloadPod },
+    { path: `/apis/${group}/${version}/namespaces/${initial.namespace}/sandboxes`, name: initial.crName },
+  ]);
+  try {
+    for (;;) {
+      const fresh = await ctx.kube.get(ctx.ref(cr)).catch((e) => Promise.reject(asDriverError(e, 'reading the Sandbox')));
+      if (!fresh) throw new DriverError('NOT_FOUND', `sandbox not found: Sandbox ${cr.metadata!.name} disappeared while stopping`);
+      cr = fresh;
+      const state = readState(cr);
+      const suspended = condition(state, 'Suspended');
+      if (suspended?.status === 'False' && suspended.reason === 'PodNotOwned') {
+        throw new DriverError('FAILED_PRECONDITION', `Kubernetes sandbox stop rejected: ${suspended.message || 'backing pod is not owned by this sandbox'}`);
+      }
+      const pod = await ctx.kube.get({ apiVersion: 'v1', kind: 'Pod', namespace: state.namespace, name: state.workloadPod }).catch((e) => Promise.reject(asDriverError(e, 'reading the workload Pod')));
+      if (!pod && (!v1beta1 || suspended?.status === 'True')) return cr;
+      if (Date.now() > deadline) throw new DriverError('UNAVAILABLE', `timed out after ${seconds}s waiting for Kubernetes sandbox to stop`);
+      await changes.sleep(interval);
+      interval = Math.min(interval * 2, STOP_MAX_POLL_MS);
     }
-    const pod = await ctx.kube.get({ apiVersion: 'v1', kind: 'Pod', namespace: state.namespace, name: state.workloadPod }).catch((e) => Promise.reject(asDriverError(e, 'reading the workload Pod')));
-    if (!pod && (!v1beta1 || suspended?.status === 'True')) return cr;
-    if (Date.now() > deadline) throw new DriverError('UNAVAILABLE', `timed out after ${seconds}s waiting for Kubernetes sandbox to stop`);
-    await sleep(interval);
-    interval = Math.min(interval * 2, STOP_MAX_POLL_MS);
+  } finally {
+    changes.close();
   }
 }
 
