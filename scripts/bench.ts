@@ -18,6 +18,18 @@ const BENCHMARKS: Record<string, Benchmark> = {
     summary: 'embedded API server: Pod create rate vs a bare https server, list at 10k Pods, watch delivery, RSS',
     run: async (options) => (await import('../bench/apiserver.ts')).runApiserverBenchmark(options),
   },
+  pods: {
+    summary: 'node agent: Pod create -> Ready latency vs spawning the same program directly (sleep, workload + probe), RSS per running Pod',
+    run: async (options) => (await import('../bench/pods.ts')).runPodsBenchmark(options),
+  },
+  stop: {
+    summary: 'reference driver: stop latency vs its lower bound (supervisor + workload termination from the Pods\' watched changes); suspend-first for contrast',
+    run: async (options) => (await import('../bench/stop.ts')).runStopBenchmark(options),
+  },
+  lanes: {
+    summary: 'conformance lanes on the embedded cluster: wall time of one lane and of all five, timeline recorder overhead',
+    run: async (options) => (await import('../bench/lanes.ts')).runLanesBenchmark(options),
+  },
 };
 
 function help(): string {

@@ -3,7 +3,7 @@ import { execa, type ResultPromise } from 'execa';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EmbeddedCluster } from './cluster.ts';
+import { EmbeddedCluster, type EmbeddedClusterOptions } from './cluster.ts';
 
 /**
  * Shared set-up for the `kubectl-*.test.ts` files: one embedded cluster per test file, the real
@@ -33,9 +33,11 @@ export class KubectlFixture {
   private namespaces = 0;
   private readonly running = new Set<ResultPromise>();
 
-  /** Registers beforeAll/afterAll hooks that start and stop the cluster for the calling file. */
-  static register(): KubectlFixture {
-    const fixture = new KubectlFixture();
+  private constructor(private readonly options: Omit<EmbeddedClusterOptions, 'kubeconfigPath'>) {}
+
+  /** Registers beforeAll/afterAll hooks that start and stop the cluster (with `options`, e.g. a node) for the calling file. */
+  static register(options: Omit<EmbeddedClusterOptions, 'kubeconfigPath'> = {}): KubectlFixture {
+    const fixture = new KubectlFixture(options);
     test.beforeAll(async () => fixture.start());
     test.afterAll(async () => fixture.stop());
     return fixture;
@@ -47,7 +49,7 @@ export class KubectlFixture {
 
   private async start(): Promise<void> {
     this.dir = await mkdtemp(join(tmpdir(), 'kubectl-test-'));
-    this.cluster = await EmbeddedCluster.start({ kubeconfigPath: this.kubeconfigPath });
+    this.cluster = await EmbeddedCluster.start({ ...this.options, kubeconfigPath: this.kubeconfigPath });
   }
 
   private async stop(): Promise<void> {

@@ -6,11 +6,15 @@ interface LogLine {
   text: string;
 }
 
-/** Nanosecond-style RFC 3339 timestamps, as the kubelet prefixes lines with `--timestamps`. */
+/** Wall-clock nanoseconds, from one monotonic clock so that timestamps never go backwards. */
+const WALL_AT_START = BigInt(Date.now()) * 1_000_000n;
+const HR_AT_START = process.hrtime.bigint();
+
+/** Nanosecond RFC 3339 timestamps, as the kubelet prefixes lines with `--timestamps`; non-decreasing. */
 function timestamp(): string {
-  const now = new Date();
-  const nanos = String(now.getMilliseconds()).padStart(3, '0') + String(process.hrtime.bigint() % 1_000_000n).padStart(6, '0');
-  return `${now.toISOString().slice(0, 19)}.${nanos}Z`;
+  const nanos = WALL_AT_START + (process.hrtime.bigint() - HR_AT_START);
+  const seconds = new Date(Number(nanos / 1_000_000n)).toISOString().slice(0, 19);
+  return `${seconds}.${String(nanos % 1_000_000_000n).padStart(9, '0')}Z`;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { EmbeddedCluster } from '../cluster.ts';
 import type { KubeObject } from '../types.ts';
@@ -189,6 +190,35 @@ test('a PVC keeps its data across Pods until the claim is deleted', async () => 
   expect(await readLog(ns, 'reader', 'main')).toBe('sentinel-42\n');
   expect((cluster.api.store.get('persistentvolumeclaims', ns, 'ws')?.status as { phase?: string }).phase).toBe('Bound');
 });
+
+test('SIGKILL at the grace period also reaches a descendant that left the process group', async () => {
+  const ns = freshNamespace();
+  // The stray runs in a session of its own (as the workload fixture starts its main command) and holds the container's stdout.
+  createPod(ns, 'escaper', { terminationGracePeriodSeconds: 1, containers: [{ name: 'main', image: 'busybox', command: ['sh', '-c', 'trap "" TERM; setsid sleep 300 & echo "stray $!"; while true; do sleep 0.1; done'] }] });
+  await expect.poll(async () => /stray (\d+)/.exec(status(ns, 'escaper').phase === 'Running' ? await readLog(ns, 'escaper', 'main') : '')?.[1]).toBeTruthy();
+  const stray = Number(/stray (\d+)/.exec(await readLog(ns, 'escaper', 'main'))![1]);
+  expect(alive(stray)).toBe(true);
+  const seen: ContainerStatus['state'][] = [];
+  const stop = cluster.api.watch(cluster.api.target('v1', 'pods', ns), { resourceVersion: String(cluster.store.currentRevision()) }, (_type, object) => {
+    const state = ((object.status as PodStatus)?.containerStatuses ?? [])[0]?.state;
+    if (state) seen.push(state);
+  });
+  cluster.api.delete(cluster.api.target('v1', 'pods', ns), 'escaper', {});
+  await expect.poll(() => pod(ns, 'escaper')).toBeUndefined();
+  stop();
+  expect(seen.at(-1)?.terminated).toMatchObject({ exitCode: 137, reason: 'Error' });
+  // Gone, or a zombie its new parent has not reaped yet (the node agent is not its parent).
+  await expect.poll(() => alive(stray)).toBe(false);
+});
+
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
 
 test('stopping the node leaves no container process behind', async () => {
   const own = await EmbeddedCluster.start({ node: {} });

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import type { ContainerLog } from './container-logs.ts';
@@ -68,14 +69,57 @@ export class RunningProcess {
     return this.child.stdin;
   }
 
+  /**
+   * Signals the container's process group. SIGKILL also reaches every descendant that left the
+   * group (a program may start its own children in a new process group or session, as the
+   * workload fixture does): a runtime kills the whole container, and a descendant left alive
+   * would keep the output pipes open, so the container would never be seen to exit.
+   */
   signal(signal: NodeJS.Signals): void {
     if (!this.running) return;
-    try {
-      process.kill(-this.child.pid!, signal);
-    } catch {
-      // Already gone.
+    const strays = signal === 'SIGKILL' ? descendants(this.child.pid!) : [];
+    for (const target of [-this.child.pid!, ...strays]) {
+      try {
+        process.kill(target, signal);
+      } catch {
+        // Already gone.
+      }
     }
   }
+}
+
+/** Every live descendant of `root`, from the parent links in /proc (Linux); empty where /proc cannot be read. */
+function descendants(root: number): number[] {
+  const children = new Map<number, number[]>();
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // exited meanwhile
+    }
+    // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read after the last ')'.
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    const list = children.get(ppid) ?? [];
+    list.push(Number(entry));
+    children.set(ppid, list);
+  }
+  const found: number[] = [];
+  const queue = [root];
+  while (queue.length) {
+    for (const child of children.get(queue.shift()!) ?? []) {
+      found.push(child);
+      queue.push(child);
+    }
+  }
+  return found;
 }
 
 /** Runs a command to completion with a container's environment: exec and exec probes. */
