@@ -7,13 +7,13 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DriverError, type ComputeDriver, type DriverVariant, type SandboxSpec, type WorkspaceMode } from '../driver/compute-driver.ts';
+import { DriverError, type ComputeDriver, type DriverSandbox, type DriverVariant, type SandboxSpec, type WorkspaceMode } from '../driver/compute-driver.ts';
 import { GrpcDriverClient } from '../driver/grpc/client.ts';
 import { serveDriver } from '../driver/grpc/server.ts';
 
 const HELP = `Usage:
   npm run driver -- serve --socket PATH [serve options]
-  npm run driver -- --socket PATH <command> [arguments]
+  npm run driver -- <command> [arguments] (--socket PATH | --kubeconfig FILE) [--output json]
 
 Serving
   serve runs the Kubernetes compute driver behind the gRPC service
@@ -32,19 +32,22 @@ Serving
   --supervisor-grace N          supervisor Pod terminationGracePeriodSeconds (default: 30)
   --workload-grace N            workload Pod terminationGracePeriodSeconds (default: 30)
   --api-headroom N              seconds of API headroom added to grace periods in deadlines (default: 30)
-  --reconcile-interval-ms N     reconciliation interval; 0 turns the loop off (default: 30000)
+  --reconcile-interval S        reconciliation interval in seconds; 0 turns the loop off (default: 30)
 
-Client commands (against any compute driver on --socket; results are printed as JSON)
+Client commands: against any compute driver serving on --socket PATH, or with --kubeconfig FILE
+against the Kubernetes driver run in this process (--mode, --namespace, --variant and
+--api-headroom then configure it). Sandboxes are named by name (with --workspace when a name
+is used in several) or by id. Output is one line per sandbox; --output json prints JSON.
   capabilities                  what the driver is and how it is configured
   list                          every sandbox
-  get ID                        one sandbox
+  get NAME                      one sandbox
   create NAME [create options] -- CMD [ARG...]
                                 create a sandbox running CMD; prints it once Ready
   validate NAME [create options] -- CMD [ARG...]
                                 check a spec without creating anything
-  stop ID                       stop a sandbox; returns once it is stopped
-  start ID                      start a stopped sandbox; returns once it is Ready again
-  delete ID                     delete a sandbox; prints {"deleted": true|false}
+  stop NAME                     stop a sandbox; returns once it is stopped, or with the driver's error
+  start NAME                    start a stopped sandbox; returns once it is Ready again
+  delete NAME                   delete a sandbox; prints deleted: true|false
   watch                         print one JSON event per line until Ctrl-C
 
   Create options:
@@ -63,7 +66,8 @@ Exit status: 0 on success, 1 when the driver or the environment fails, 2 for a u
 Examples:
   npm run driver -- serve --socket /tmp/k8s-driver.sock --kubeconfig .cluster/embedded/kubeconfig
   npm run driver -- --socket /tmp/k8s-driver.sock create demo --workspace team-a -- sleep infinity
-  npm run driver -- --socket /tmp/k8s-driver.sock stop 3f9c0e1d2a4b5c6d
+  npm run driver -- --socket /tmp/k8s-driver.sock stop demo --workspace team-a
+  npm run driver -- --kubeconfig .cluster/embedded/kubeconfig list --output json
 `;
 
 function usage(message: string): never {
@@ -88,7 +92,8 @@ const OPTIONS = {
   namespace: { type: 'string' },
   variant: { type: 'string' },
   'supervisor-grace': { type: 'string' },
-  'reconcile-interval-ms': { type: 'string' },
+  'reconcile-interval': { type: 'string' },
+  output: { type: 'string' },
   workspace: { type: 'string' },
   env: { type: 'string', multiple: true },
   'workload-grace': { type: 'string' },
@@ -96,8 +101,10 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-const SERVE_ONLY = ['kubeconfig', 'mode', 'namespace', 'variant', 'api-headroom', 'reconcile-interval-ms'] as const;
-const CREATE_ONLY = ['workspace', 'env'] as const;
+const SERVE_ONLY = ['reconcile-interval'] as const;
+/** How the driver is configured: with serve, or with a client command that runs the driver in process (--kubeconfig). */
+const DRIVER_CONFIG = ['mode', 'namespace', 'variant', 'api-headroom'] as const;
+const CREATE_ONLY = ['env'] as const;
 /** Grace periods: the driver's defaults with serve, one sandbox's overrides with create and validate. */
 const SERVE_OR_CREATE = ['supervisor-grace', 'workload-grace'] as const;
 const COMMANDS = ['serve', 'capabilities', 'list', 'get', 'create', 'validate', 'stop', 'start', 'delete', 'watch'] as const;
@@ -124,16 +131,22 @@ const [commandWord, ...args] = words;
 if (!commandWord) usage(`missing command; one of ${COMMANDS.join(', ')}`);
 if (!(COMMANDS as readonly string[]).includes(commandWord)) usage(`unknown command "${commandWord}"; one of ${COMMANDS.join(', ')}`);
 const command = commandWord as Command;
-if (!values.socket) usage(`--socket PATH is required`);
+const inProcess = command !== 'serve' && values.kubeconfig !== undefined;
+if (command === 'serve' && !values.socket) usage(`--socket PATH is required`);
+if (command !== 'serve' && !values.socket === !inProcess) usage('give either --socket PATH (a driver serving there) or --kubeconfig FILE (the driver in this process)');
+for (const option of DRIVER_CONFIG) if (values[option] !== undefined && command !== 'serve' && !inProcess) usage(`--${option} configures a driver: valid with serve, or with --kubeconfig`);
+const output = oneOf<'json' | 'text'>('output', ['json', 'text']) ?? 'text';
+if (values.output !== undefined && command === 'serve') usage('--output is for client commands');
 const isCreate = command === 'create' || command === 'validate';
 for (const option of SERVE_ONLY) if (values[option] !== undefined && command !== 'serve') usage(`--${option} is only valid with serve`);
 for (const option of CREATE_ONLY) if (values[option] !== undefined && !isCreate) usage(`--${option} is only valid with create and validate`);
 for (const option of SERVE_OR_CREATE) if (values[option] !== undefined && command !== 'serve' && !isCreate) usage(`--${option} is only valid with serve, create and validate`);
+if (values.workspace !== undefined && ['serve', 'capabilities', 'list', 'watch'].includes(command)) usage(`--workspace is for create, validate, get, stop, start and delete`);
 if (terminator >= 0 && !isCreate) usage(`"--" and a command are only valid with create and validate`);
 
 const expectedArgs: Record<Command, string[]> = {
   serve: [], capabilities: [], list: [], watch: [],
-  get: ['ID'], stop: ['ID'], start: ['ID'], delete: ['ID'],
+  get: ['NAME'], stop: ['NAME'], start: ['NAME'], delete: ['NAME'],
   create: ['NAME'], validate: ['NAME'],
 };
 if (args.length !== expectedArgs[command].length) {
@@ -155,58 +168,16 @@ function oneOf<T extends string>(option: string, allowed: readonly T[]): T | und
   return raw as T;
 }
 
-if (command === 'serve') await serve(values.socket);
-else await runClient(values.socket);
+if (command === 'serve') await serve(values.socket!);
+else await runClient();
 
 async function serve(socket: string): Promise<void> {
-  const workspaceMode = oneOf<WorkspaceMode>('mode', ['shared', 'managed', 'operator']);
-  const variant = oneOf<DriverVariant>('variant', ['reference', 'suspend-first']);
   const supervisorGraceSeconds = nonNegativeInteger('supervisor-grace');
   const workloadGraceSeconds = nonNegativeInteger('workload-grace');
-  const apiHeadroomSeconds = nonNegativeInteger('api-headroom');
-  const reconcileIntervalMs = nonNegativeInteger('reconcile-interval-ms');
-  if (values.namespace !== undefined && values.namespace.trim() === '') usage('--namespace must not be empty');
-
-  if (values.kubeconfig !== undefined && !existsSync(resolve(values.kubeconfig))) fail(`kubeconfig ${values.kubeconfig} does not exist`);
-
-  // Loaded here, not at the top: client commands do not need the Kubernetes client.
-  const k8s = await import('@kubernetes/client-node');
-  const { KubernetesDriver } = await import('../driver/kubernetes/kubernetes-driver.ts');
-  const kubeconfig = new k8s.KubeConfig();
-  if (values.kubeconfig !== undefined) {
-    try {
-      kubeconfig.loadFromFile(resolve(values.kubeconfig));
-    } catch (error) {
-      fail(`cannot load kubeconfig ${values.kubeconfig}: ${(error as Error).message}`);
-    }
-  } else {
-    try {
-      kubeconfig.loadFromDefault();
-    } catch (error) {
-      fail(`cannot load the default kubeconfig ($KUBECONFIG or ~/.kube/config): ${(error as Error).message}`);
-    }
-  }
-  const cluster = kubeconfig.getCurrentCluster();
-  if (!cluster) fail(`the kubeconfig${values.kubeconfig ? ` ${values.kubeconfig}` : ''} names no current cluster`);
-
+  const reconcileSeconds = nonNegativeNumber('reconcile-interval');
+  const reconcileIntervalMs = reconcileSeconds === undefined ? undefined : Math.round(reconcileSeconds * 1000);
   const log = (line: string) => process.stderr.write(`${line}\n`);
-  log(`compute driver: cluster ${cluster.server} (context ${kubeconfig.getCurrentContext()})`);
-  let driver: InstanceType<typeof KubernetesDriver>;
-  try {
-    driver = new KubernetesDriver({
-      kubeconfig,
-      ...(workspaceMode && { workspaceMode }),
-      ...(values.namespace !== undefined && { namespace: values.namespace }),
-      ...(variant && { variant }),
-      ...(supervisorGraceSeconds !== undefined && { supervisorGraceSeconds }),
-      ...(workloadGraceSeconds !== undefined && { workloadGraceSeconds }),
-      ...(apiHeadroomSeconds !== undefined && { apiHeadroomSeconds }),
-      ...(reconcileIntervalMs !== undefined && { reconcileIntervalMs }),
-      log,
-    });
-  } catch (error) {
-    fail(`cannot start the compute driver: ${(error as Error).message}`);
-  }
+  const driver = await kubernetesDriver({ reconcileIntervalMs, log, supervisorGraceSeconds, workloadGraceSeconds });
 
   let server;
   try {
@@ -238,9 +209,68 @@ async function serve(socket: string): Promise<void> {
   }
 }
 
-async function runClient(socket: string): Promise<void> {
-  const client = new GrpcDriverClient(socket);
-  const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+/** The Kubernetes driver for the kubeconfig given (or the default one), configured from the flags. */
+async function kubernetesDriver(settings: { reconcileIntervalMs?: number; supervisorGraceSeconds?: number; workloadGraceSeconds?: number; log: (line: string) => void }) {
+  const workspaceMode = oneOf<WorkspaceMode>('mode', ['shared', 'managed', 'operator']);
+  const variant = oneOf<DriverVariant>('variant', ['reference', 'suspend-first']);
+  const apiHeadroomSeconds = nonNegativeInteger('api-headroom');
+  const { reconcileIntervalMs, supervisorGraceSeconds, workloadGraceSeconds, log } = settings;
+  if (values.namespace !== undefined && values.namespace.trim() === '') usage('--namespace must not be empty');
+  if (values.kubeconfig !== undefined && !existsSync(resolve(values.kubeconfig))) fail(`kubeconfig ${values.kubeconfig} does not exist`);
+
+  // Loaded here, not at the top: commands against a socket do not need the Kubernetes client.
+  const k8s = await import('@kubernetes/client-node');
+  const { KubernetesDriver } = await import('../driver/kubernetes/kubernetes-driver.ts');
+  const kubeconfig = new k8s.KubeConfig();
+  if (values.kubeconfig !== undefined) {
+    try {
+      kubeconfig.loadFromFile(resolve(values.kubeconfig));
+    } catch (error) {
+      fail(`cannot load kubeconfig ${values.kubeconfig}: ${(error as Error).message}`);
+    }
+  } else {
+    try {
+      kubeconfig.loadFromDefault();
+    } catch (error) {
+      fail(`cannot load the default kubeconfig ($KUBECONFIG or ~/.kube/config): ${(error as Error).message}`);
+    }
+  }
+  const cluster = kubeconfig.getCurrentCluster();
+  if (!cluster) fail(`the kubeconfig${values.kubeconfig ? ` ${values.kubeconfig}` : ''} names no current cluster`);
+
+  log(`compute driver: cluster ${cluster.server} (context ${kubeconfig.getCurrentContext()})`);
+  try {
+    return new KubernetesDriver({
+      kubeconfig,
+      ...(workspaceMode && { workspaceMode }),
+      ...(values.namespace !== undefined && { namespace: values.namespace }),
+      ...(variant && { variant }),
+      ...(supervisorGraceSeconds !== undefined && { supervisorGraceSeconds }),
+      ...(workloadGraceSeconds !== undefined && { workloadGraceSeconds }),
+      ...(apiHeadroomSeconds !== undefined && { apiHeadroomSeconds }),
+      ...(reconcileIntervalMs !== undefined && { reconcileIntervalMs }),
+      log,
+    });
+  } catch (error) {
+    fail(`cannot start the compute driver: ${(error as Error).message}`);
+  }
+}
+
+async function runClient(): Promise<void> {
+  const client: ComputeDriver = inProcess
+    ? await kubernetesDriver({ reconcileIntervalMs: 0, log: (line) => process.stderr.write(`${line}\n`) })
+    : new GrpcDriverClient(values.socket!);
+  const print = (value: unknown) => process.stdout.write(output === 'json' ? `${JSON.stringify(value, null, 2)}\n` : `${text(value)}\n`);
+  /** A sandbox by id, or by name (within --workspace when given). */
+  const find = async (nameOrId: string): Promise<string> => {
+    const all = await client.list();
+    const byId = all.find((s) => s.id === nameOrId);
+    if (byId) return byId.id;
+    const named = all.filter((s) => s.name === nameOrId && (values.workspace === undefined || s.workspace === values.workspace));
+    if (named.length === 1) return named[0].id;
+    if (named.length > 1) throw new DriverError('INVALID_ARGUMENT', `${named.length} sandboxes are named "${nameOrId}" (workspaces ${named.map((s) => s.workspace).join(', ')}); add --workspace or use the id`);
+    throw new DriverError('NOT_FOUND', `no sandbox has the id or name "${nameOrId}"${values.workspace ? ` in workspace ${values.workspace}` : ''}`);
+  };
   try {
     switch (command) {
       case 'capabilities':
@@ -250,16 +280,16 @@ async function runClient(socket: string): Promise<void> {
         print(await client.list());
         break;
       case 'get':
-        print(await client.get(args[0]));
+        print(await client.get(await find(args[0])));
         break;
       case 'stop':
-        print(await client.stop(args[0]));
+        print(await client.stop(await find(args[0])));
         break;
       case 'start':
-        print(await client.start(args[0]));
+        print(await client.start(await find(args[0])));
         break;
       case 'delete':
-        print({ deleted: await client.delete(args[0]) });
+        print({ deleted: await client.delete(await find(args[0])) });
         break;
       case 'create':
       case 'validate': {
@@ -283,6 +313,22 @@ async function runClient(socket: string): Promise<void> {
     failWith(error);
   }
   await client.close();
+}
+
+/** The human form: one line per sandbox (name, phase, workspace, id), or the value itself. */
+function text(value: unknown): string {
+  const line = (s: DriverSandbox) => `${s.name.padEnd(24)} ${s.phase.padEnd(12)} ${s.workspace.padEnd(16)} ${s.id}${s.conditions.some((c) => c.type === 'CleanupFailed') ? `  (${s.conditions.filter((c) => c.type === 'CleanupFailed').map((c) => c.message).join('; ')})` : ''}`;
+  if (Array.isArray(value)) return value.length ? value.map((v) => line(v as DriverSandbox)).join('\n') : 'no sandboxes';
+  if (value && typeof value === 'object' && 'phase' in value && 'objects' in value) return line(value as DriverSandbox);
+  return Object.entries(value as Record<string, unknown>).map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`).join('\n');
+}
+
+function nonNegativeNumber(option: string): number | undefined {
+  const raw = values[option as keyof typeof values] as string | undefined;
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(value) || value < 0) usage(`--${option} must be a non-negative number of seconds, got "${raw}"`);
+  return value;
 }
 
 function specFromFlags(name: string): SandboxSpec {

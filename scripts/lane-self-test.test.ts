@@ -9,7 +9,11 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 test.describe.configure({ mode: 'serial' });
 
 function lane(reportDir: string, ...args: string[]) {
-  return execa('node_modules/.bin/tsx', ['scripts/lane.ts', 'v1beta1', '--cluster', 'embedded', '--report-dir', reportDir, ...args, '--', '--grep', 'stop-ordering'], { cwd: ROOT, reject: false, all: true, env: { CI: '' } });
+  return laneRun('v1beta1', 'stop-ordering', reportDir, ...args);
+}
+
+function laneRun(name: string, grep: string, reportDir: string, ...args: string[]) {
+  return execa('node_modules/.bin/tsx', ['scripts/lane.ts', name, '--cluster', 'embedded', '--report-dir', reportDir, ...args, '--', '--grep', grep], { cwd: ROOT, reject: false, all: true, env: { CI: '' } });
 }
 
 /**
@@ -35,4 +39,14 @@ test('the v1beta1 lane passes on the reference driver', async () => {
   const run = await lane(reports);
   expect(run.exitCode, run.all).toBe(0);
   expect(readFileSync(`${reports}/shared-v1beta1/summary.md`, 'utf8')).toMatch(/stop-ordering .*\| pass \|/);
+});
+
+test('the external lane resumes a stop after the driver process is SIGKILLed mid-stop', async () => {
+  test.setTimeout(240_000);
+  const reports = test.info().outputPath('reports');
+  const run = await laneRun('external', 'resume-after-crash', reports);
+  expect(run.exitCode, run.all).toBe(0);
+  const summary = readFileSync(`${reports}/external/summary.md`, 'utf8');
+  expect(summary).toMatch(/interrupted while releasing .*\| pass \|/);
+  expect(summary).toMatch(/interrupted while suspending .*\| pass \|/);
 });

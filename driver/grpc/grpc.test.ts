@@ -451,7 +451,7 @@ test('a directory that is not writable is refused before binding', async () => {
   }
   await chmod(dir, 0o755);
   const kubeconfig = await writeKubeconfig();
-  const result = await execa(TSX, [DRIVER_SCRIPT, 'serve', '--socket', socket, '--kubeconfig', kubeconfig, '--reconcile-interval-ms', '0'], {
+  const result = await execa(TSX, [DRIVER_SCRIPT, 'serve', '--socket', socket, '--kubeconfig', kubeconfig, '--reconcile-interval', '0'], {
     cwd: ROOT,
     reject: false,
     uid: 65534,
@@ -547,7 +547,7 @@ test('driver serve exits non-zero with a clear message for a bad flag, a missing
   expect(noKubeconfig.stderr).toContain(`error: kubeconfig ${missingKubeconfig} does not exist`);
 
   const badSocket = join(dir, 'no-such-dir', 'driver.sock');
-  const noDir = await runDriverScript(['serve', '--socket', badSocket, '--kubeconfig', kubeconfig, '--reconcile-interval-ms', '0']);
+  const noDir = await runDriverScript(['serve', '--socket', badSocket, '--kubeconfig', kubeconfig, '--reconcile-interval', '0']);
   expect(noDir.exitCode).toBe(1);
   expect(noDir.stderr).toContain(`error: cannot create socket ${badSocket}: directory ${join(dir, 'no-such-dir')} does not exist`);
 
@@ -560,24 +560,24 @@ test('driver client commands print JSON, and errors as "error: <CODE>: <message>
   driver.sandboxes.set('s1', sandbox('s1'));
   const server = await serve(driver);
 
-  const got = await runDriverScript(['--socket', server.socketPath, 'get', 's1']);
+  const got = await runDriverScript(['--socket', server.socketPath, 'get', 's1', '--output', 'json']);
   expect(got.exitCode).toBe(0);
   expect(JSON.parse(got.stdout)).toEqual(driver.sandboxes.get('s1'));
 
-  const created = await runDriverScript(['--socket', server.socketPath, 'create', 'demo', '--workspace', 'team-b', '--env', 'A=1=2', '--', 'sh', '-c', 'sleep 1']);
+  const created = await runDriverScript(['--socket', server.socketPath, '--output', 'json', 'create', 'demo', '--workspace', 'team-b', '--env', 'A=1=2', '--', 'sh', '-c', 'sleep 1']);
   expect(created.exitCode).toBe(0);
   expect(JSON.parse(created.stdout)).toMatchObject({ name: 'demo', workspace: 'team-b', phase: 'Ready' });
   expect(driver.calls.at(-1)?.arg).toStrictEqual({ name: 'demo', workspace: 'team-b', command: ['sh', '-c', 'sleep 1'], environment: { A: '1=2' } });
 
-  const listed = await runDriverScript(['--socket', server.socketPath, 'list']);
+  const listed = await runDriverScript(['--socket', server.socketPath, 'list', '--output', 'json']);
   expect(JSON.parse(listed.stdout)).toHaveLength(2);
 
-  const deleted = await runDriverScript(['--socket', server.socketPath, 'delete', 's1']);
+  const deleted = await runDriverScript(['--socket', server.socketPath, 'delete', 's1', '--output', 'json']);
   expect(JSON.parse(deleted.stdout)).toEqual({ deleted: true });
 
   const missing = await runDriverScript(['--socket', server.socketPath, 'stop', 's1']);
   expect(missing.exitCode).toBe(1);
-  expect(missing.stderr.trim()).toBe('error: NOT_FOUND: sandbox s1 not found');
+  expect(missing.stderr.trim()).toBe('error: NOT_FOUND: no sandbox has the id or name "s1"');
 
   const dead = join(dir, 'dead.sock');
   const nobody = await runDriverScript(['--socket', dead, 'list']);
@@ -586,7 +586,7 @@ test('driver client commands print JSON, and errors as "error: <CODE>: <message>
 
   const help = await runDriverScript(['--help']);
   expect(help.exitCode).toBe(0);
-  for (const word of ['serve', '--kubeconfig', '--mode', '--variant', '--supervisor-grace', '--workload-grace', '--api-headroom', '--reconcile-interval-ms', 'create NAME', 'stop ID', 'start ID', 'delete ID', 'get ID', 'list']) {
+  for (const word of ['serve', '--kubeconfig', '--mode', '--variant', '--supervisor-grace', '--workload-grace', '--api-headroom', '--reconcile-interval', '--output json', 'create NAME', 'stop NAME', 'start NAME', 'delete NAME', 'get NAME', 'list']) {
     expect(help.stdout).toContain(word);
   }
 });
@@ -595,7 +595,7 @@ test('driver serve listens until SIGTERM, then removes its socket and exits 0', 
   const socket = join(dir, 'served.sock');
   const kubeconfig = await writeKubeconfig();
   // Every serve flag, as the conformance fixtures pass them.
-  const flags = ['--mode', 'managed', '--namespace', 'openshell', '--variant', 'suspend-first', '--supervisor-grace', '10', '--workload-grace', '10', '--api-headroom', '5', '--reconcile-interval-ms', '0'];
+  const flags = ['--mode', 'managed', '--namespace', 'openshell', '--variant', 'suspend-first', '--supervisor-grace', '10', '--workload-grace', '10', '--api-headroom', '5', '--reconcile-interval', '0'];
   // Its own process group, so cleanup reaches tsx's child too if the test fails midway.
   const serving: ResultPromise = execa(TSX, [DRIVER_SCRIPT, 'serve', '--socket', socket, '--kubeconfig', kubeconfig, ...flags], {
     cwd: ROOT,
