@@ -18,6 +18,7 @@ import { findLane, LANES, type Lane } from '../lanes/index.ts';
 import { readOutcomes, summaryTable, type Outcome } from './lane/summary.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
+const LANE_WORKERS = 4;
 
 const HELP = `Usage: npm run lane -- <lane>... [options] [-- <playwright args>]
        npm run lanes [-- options]          (all five lanes)
@@ -144,7 +145,9 @@ for (const lane of lanes) {
     const handlePath = join(opts.workDir, 'handle.json');
     writeFileSync(handlePath, JSON.stringify(handle, null, 2));
     opts.progress(`running scenarios (driver: ${externalSocket ? `external at ${externalSocket}` : variant}${lane.driver.deployment === 'external' && !externalSocket ? ', as an external process' : ''})`);
-    running = execa(join(ROOT, 'node_modules/.bin/playwright'), ['test', '--project', lane.name, ...playwrightArgs], {
+    // Scenarios mostly wait on the cluster, so more workers than cores pay off; --workers after -- wins.
+    const workers = playwrightArgs.some((a) => a.startsWith('--workers') || a === '-j') ? [] : ['--workers', String(LANE_WORKERS)];
+    running = execa(join(ROOT, 'node_modules/.bin/playwright'), ['test', '--project', lane.name, ...workers, ...playwrightArgs], {
       cwd: ROOT,
       stdio: 'inherit',
       reject: false,
