@@ -252,12 +252,7 @@ export class ObjectApi {
     const current = this.store.get(this.key(target), target.namespace, name);
     if (!current) throw errors.notFound(target.type.group, target.type.plural, name);
     if (object.metadata.uid && object.metadata.uid !== current.metadata.uid) {
-      throw errors.conflict(
-        target.type.group,
-        target.type.plural,
-        name,
-        `Precondition failed: UID in precondition: ${object.metadata.uid}, UID in object meta: ${current.metadata.uid}`,
-      );
+      throw uidPreconditionFailed(target.type, name, object.metadata.uid, current.metadata.uid);
     }
     if (object.metadata.resourceVersion && object.metadata.resourceVersion !== current.metadata.resourceVersion) {
       throw errors.staleResourceVersion(target.type.group, target.type.plural, name);
@@ -320,12 +315,7 @@ export class ObjectApi {
     if (!current) throw errors.notFound(type.group, type.plural, name);
     const pre = options.preconditions;
     if (pre?.uid && pre.uid !== current.metadata.uid) {
-      throw errors.conflict(
-        type.group,
-        type.plural,
-        name,
-        `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid}`,
-      );
+      throw uidPreconditionFailed(target.type, name, pre.uid, current.metadata.uid);
     }
     if (pre?.resourceVersion && pre.resourceVersion !== current.metadata.resourceVersion) {
       throw errors.conflict(
@@ -469,12 +459,7 @@ export class ObjectApi {
       throw errors.staleResourceVersion(target.type.group, target.type.plural, name);
     }
     if (object.metadata.uid && object.metadata.uid !== current.metadata.uid) {
-      throw errors.conflict(
-        target.type.group,
-        target.type.plural,
-        name,
-        `Precondition failed: UID in precondition: ${object.metadata.uid}, UID in object meta: ${current.metadata.uid}`,
-      );
+      throw uidPreconditionFailed(target.type, name, object.metadata.uid, current.metadata.uid);
     }
     return this.replace(target, current, this.toStorage(target, object, options), options, operation);
   }
@@ -678,6 +663,10 @@ export class ObjectApi {
     if (options.subresource) entry.subresource = options.subresource;
     object.metadata.managedFields = [...others, entry];
   }
+}
+
+function uidPreconditionFailed(type: ResourceType, name: string, expected: string | undefined, actual: string | undefined): ApiError {
+  return errors.conflict(type.group, type.plural, name, `Precondition failed: UID in precondition: ${expected}, UID in object meta: ${actual}`);
 }
 
 /** Everything but metadata and status: what `metadata.generation` tracks. */
