@@ -110,14 +110,21 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     running?.kill('SIGINT');
     void (async () => {
       await running?.catch(() => undefined);
-      for (const [lane, handle] of active) await provider.down(handle, options(lane)).catch(() => undefined);
+      for (const [lane, handle] of active) {
+        const opts = options(lane);
+        await provider.down(handle, opts).catch(() => undefined);
+        if (provider.name === 'embedded') rmSync(opts.workDir, { recursive: true, force: true });
+      }
       process.exit(130);
     })();
   });
 }
 
 function options(lane: string) {
-  const workDir = join(ROOT, '.cluster', provider.name, lane);
+  // kind clusters outlive a run (get-or-create), so their files keep one place per lane; an
+  // embedded cluster lives and dies with this process, so its files are this run's alone and
+  // concurrent runs on one machine cannot overwrite each other's kubeconfig.
+  const workDir = join(ROOT, '.cluster', provider.name, provider.name === 'embedded' ? `${lane}-${process.pid}` : lane);
   mkdirSync(workDir, { recursive: true });
   return { keep: !!values.keep, workDir, progress: (line: string) => process.stdout.write(`[${lane}] ${line}\n`) };
 }
@@ -174,6 +181,7 @@ for (const lane of lanes) {
     if (!interrupted) {
       await provider.down(handle, opts);
       active.delete(lane.name);
+      if (provider.name === 'embedded') rmSync(opts.workDir, { recursive: true, force: true });
     }
   }
 }
