@@ -138,7 +138,6 @@ export const causes = {
     message: `Invalid value: ${JSON.stringify(value)}: ${field} in body must be of type ${expected}: ${JSON.stringify(jsonType(value))}`,
   }),
   forbidden: (field: string, detail: string): StatusCause => ({ reason: 'FieldValueForbidden', field, message: `Forbidden: ${detail}` }),
-  unknownField: (field: string): StatusCause => ({ reason: 'FieldValueInvalid', field, message: `unknown field "${field}"` }),
 };
 
 export function jsonType(value: unknown): string {

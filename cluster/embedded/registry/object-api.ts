@@ -90,10 +90,6 @@ function now(): string {
   return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-function displayKind(type: ResourceType): string {
-  return type.kind;
-}
-
 /**
  * The one write path of the embedded cluster: the HTTP layer, the controllers and the node
  * agent all change objects through these calls, so every change is validated, versioned and
@@ -216,12 +212,12 @@ export class ObjectApi {
     if (meta.resourceVersion) throw errors.badRequest('resourceVersion should not be set on objects to be created');
     if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
     if (!meta.name) {
-      throw errors.invalid(displayKind(type), type.group, '', [
+      throw errors.invalid(type.kind, type.group, '', [
         { reason: 'FieldValueRequired', field: 'metadata.name', message: 'Required value: name or generateName is required' },
       ]);
     }
     const nameErrors = validateName(meta.name, this.nameRule(type));
-    if (nameErrors.length) throw errors.invalid(displayKind(type), type.group, meta.name, nameErrors);
+    if (nameErrors.length) throw errors.invalid(type.kind, type.group, meta.name, nameErrors);
     if (type.namespaced) this.assertNamespaceOpen(type, meta.namespace!, meta.name);
 
     const stored = this.toStorage(target, object, options);
@@ -229,7 +225,7 @@ export class ObjectApi {
     type.strategy.prepareForCreate?.(stored);
     this.admit(target, stored, undefined, options, warnings);
     const causeList = type.strategy.validateCreate?.(stored) ?? [];
-    if (causeList.length) throw errors.invalid(displayKind(type), type.group, meta.name, causeList);
+    if (causeList.length) throw errors.invalid(type.kind, type.group, meta.name, causeList);
 
     if (this.store.get(this.key(target), stored.metadata.namespace, meta.name)) {
       throw errors.alreadyExists(type.group, type.plural, meta.name);
@@ -757,4 +753,3 @@ function applyJsonPatch(document: KubeObject, operations: unknown): unknown {
   }
 }
 
-export type { StatusCause };
