@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import jsonPatch from 'fast-json-patch';
 import { parse as parseYaml } from 'yaml';
-import { ApiError, causes, errors, type StatusCause } from '../errors.ts';
+import { ApiError, causes, errors } from '../errors.ts';
 import { coreMergeKeys } from '../patch/merge-keys.ts';
 import { jsonMergePatch } from '../patch/merge-patch.ts';
 import { strategicMergePatch } from '../patch/strategic-merge.ts';
