@@ -18,7 +18,7 @@ import { findLane, LANES, type Lane } from '../lanes/index.ts';
 import { readOutcomes, summaryTable, type Outcome } from './lane/summary.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const LANE_WORKERS = 4;
+const LANE_WORKERS = 2;
 
 const HELP = `Usage: npm run lane -- <lane>... [options] [-- <playwright args>]
        npm run lanes [-- options]          (all five lanes)
