@@ -110,6 +110,11 @@ function v1beta1Schema(immutableClaims: boolean): Schema {
 
 const scale = { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' };
 
+/** v1alpha1 as every release serves it: the storage version at v0.4.6, deprecated after. */
+function v1alpha1Version(options: { storage: boolean }) {
+  return { name: 'v1alpha1', served: true, storage: options.storage, schema: { openAPIV3Schema: v1alpha1Schema() }, subresources: { status: {}, scale } };
+}
+
 /** The Sandbox CRD as release `version` installs it. */
 export function sandboxCrd(version: AgentSandboxVersion): KubeObject {
   const names = { kind: 'Sandbox', listKind: 'SandboxList', plural: 'sandboxes', singular: 'sandbox', shortNames: ['sandbox'] };
@@ -121,7 +126,7 @@ export function sandboxCrd(version: AgentSandboxVersion): KubeObject {
         group: GROUP,
         names,
         scope: 'Namespaced',
-        versions: [{ name: 'v1alpha1', served: true, storage: true, schema: { openAPIV3Schema: v1alpha1Schema() }, subresources: { status: {}, scale } }],
+        versions: [v1alpha1Version({ storage: true })],
       },
     };
   }
@@ -143,15 +148,7 @@ export function sandboxCrd(version: AgentSandboxVersion): KubeObject {
         }
       : {}),
   };
-  const v1alpha1 = {
-    name: 'v1alpha1',
-    served: true,
-    storage: false,
-    deprecated: true,
-    deprecationWarning: V1ALPHA1_DEPRECATION_WARNING,
-    schema: { openAPIV3Schema: v1alpha1Schema() },
-    subresources: { status: {}, scale },
-  };
+  const v1alpha1 = { ...v1alpha1Version({ storage: false }), deprecated: true, deprecationWarning: V1ALPHA1_DEPRECATION_WARNING };
   return {
     ...base,
     spec: {

@@ -1,25 +1,16 @@
 import { test, expect } from '@playwright/test';
-import { builtinTypes } from '../registry/builtin-types.ts';
 import { ObjectApi } from '../registry/object-api.ts';
-import { ResourceRegistry } from '../registry/resource-registry.ts';
-import { ObjectStore } from '../store/object-store.ts';
 import type { KubeObject } from '../types.ts';
+import { bareObjectApi } from '../test-support.ts';
 import { EndpointsController } from './endpoints-controller.ts';
 import { GarbageCollector } from './garbage-collector.ts';
 
 const NS = 'default';
 const SLICE_NAME = /^web-[bcdfghjklmnpqrstvwxz2456789]{5}$/;
 
-/** The store, the API and the two controllers involved, without the HTTPS server around them. */
-/** 127.1.0.0/16: never handed out by claimAddressBlock, so these bare registries cannot meet a running cluster. */
-const TEST_ADDRESS_OCTET = 1;
-
+/** The object API and the two controllers involved, without the HTTPS server around them. */
 function boot() {
-  const store = new ObjectStore();
-  const registry = new ResourceRegistry();
-  for (const type of builtinTypes(TEST_ADDRESS_OCTET)) registry.add(type);
-  const api = new ObjectApi(store, registry);
-  api.create(api.target('v1', 'namespaces'), { metadata: { name: NS } });
+  const api = bareObjectApi(NS);
   const controllers = [new GarbageCollector(api), new EndpointsController(api)];
   const pods = api.target('v1', 'pods', NS);
   const services = api.target('v1', 'services', NS);

@@ -3,11 +3,9 @@ import http from 'node:http';
 import net from 'node:net';
 import { EndpointsController } from '../controllers/endpoints-controller.ts';
 import { GarbageCollector } from '../controllers/garbage-collector.ts';
-import { builtinTypes } from '../registry/builtin-types.ts';
 import { ObjectApi } from '../registry/object-api.ts';
-import { ResourceRegistry } from '../registry/resource-registry.ts';
-import { ObjectStore } from '../store/object-store.ts';
 import { ServiceProxy } from './service-proxy.ts';
+import { bareObjectApi } from '../test-support.ts';
 
 const NS = 'default';
 
@@ -58,15 +56,8 @@ function get(host: string, port: number, path = '/'): Promise<string> {
   });
 }
 
-/** 127.1.0.0/16: never handed out by claimAddressBlock, so these bare registries cannot meet a running cluster. */
-const TEST_ADDRESS_OCTET = 1;
-
 function boot() {
-  const store = new ObjectStore();
-  const registry = new ResourceRegistry();
-  for (const type of builtinTypes(TEST_ADDRESS_OCTET)) registry.add(type);
-  const api = new ObjectApi(store, registry);
-  api.create(api.target('v1', 'namespaces'), { metadata: { name: NS } });
+  const api = bareObjectApi(NS);
   const controllers = [new GarbageCollector(api), new EndpointsController(api)];
   const proxy = new ServiceProxy(api);
   proxy.start();
