@@ -6,7 +6,7 @@
  * `[i]` for list items: `spec.podTemplate.spec.containers[0].name`.
  *
  * Deliberately not covered:
- * - `x-kubernetes-validations` (CEL rules) are ignored silently; we have no CEL evaluator.
+ * - `x-kubernetes-validations` (CEL rules): validation-rules.ts evaluates them after this.
  * - `anyOf`/`allOf`/`oneOf`/`not`: structural schemas only use them for extra value checks;
  *   the one shape real CRDs carry (`anyOf: [integer, string]` beside `x-kubernetes-int-or-string`)
  *   is already enforced by the int-or-string type check.

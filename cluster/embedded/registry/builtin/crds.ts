@@ -1,4 +1,5 @@
 import { causes, type StatusCause } from '../../errors.ts';
+import { validationRuleCompileCauses } from '../../schema/validation-rules.ts';
 import { isPlainObject, type KubeObject } from '../../types.ts';
 import type { ResourceStrategy } from '../resource-type.ts';
 
@@ -44,6 +45,7 @@ function validate(crd: KubeObject): StatusCause[] {
   if (versions.length && storage.length !== 1) result.push(causes.invalid('spec.versions', versions.map((v) => v.name), 'must have exactly one version marked as storage version'));
   versions.forEach((v, i) => {
     if (!v.schema?.openAPIV3Schema) result.push(causes.required(`spec.versions[${i}].schema.openAPIV3Schema`));
+    result.push(...validationRuleCompileCauses(v.schema?.openAPIV3Schema, `spec.versions[${i}].schema.openAPIV3Schema`));
   });
   return result;
 }
