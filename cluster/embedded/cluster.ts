@@ -6,6 +6,8 @@ import { ApiServer } from './api/http-server.ts';
 import { AGENT_SANDBOX_WEBHOOK, convertSandbox } from './agent-sandbox/conversion.ts';
 import { installAgentSandbox, type AgentSandboxInstallation, type AgentSandboxVersion } from './agent-sandbox/install.ts';
 import { claimAddressBlock, type AddressBlock } from './address-block.ts';
+import { ValidatingAdmissionPolicyPlugin } from './admission/policy-plugin.ts';
+import { PolicyStatusController } from './admission/policy-status-controller.ts';
 import { CrdController } from './controllers/crd-controller.ts';
 import { EndpointsController } from './controllers/endpoints-controller.ts';
 import { ServiceProxy } from './node/service-proxy.ts';
@@ -75,7 +77,14 @@ export class EmbeddedCluster {
     for (const type of builtinTypes(this.addresses.octet)) this.registry.add(type);
     const namespaces = this.api.target('v1', 'namespaces');
     for (const name of INITIAL_NAMESPACES) this.api.create(namespaces, { metadata: { name } });
-    this.controllers = [new GarbageCollector(this.api), new NamespaceController(this.api), new CrdController(this.api, this.webhooks), new EndpointsController(this.api)];
+    this.api.validatingAdmission = new ValidatingAdmissionPolicyPlugin(this.api);
+    this.controllers = [
+      new GarbageCollector(this.api),
+      new NamespaceController(this.api),
+      new CrdController(this.api, this.webhooks),
+      new EndpointsController(this.api),
+      new PolicyStatusController(this.api),
+    ];
     const tls = await generateServingCertificate();
     this.caCert = tls.cert;
     this.server = new ApiServer(this.api, this.faults, { token: this.token, tls, bookmarkIntervalMs: this.options.bookmarkIntervalMs });

@@ -258,8 +258,8 @@ export class ApiServer {
       case 'delete': {
         const options = await deleteOptions(req, url);
         const result = this.api.delete(target, name!, options);
-        if (!result.removed) return sendJson(res, 200, result.object, warnings);
-        return sendJson(res, 200, successStatus(result.object, type.group, type.plural), warnings);
+        if (!result.removed) return sendJson(res, 200, result.object, [...warnings, ...result.warnings]);
+        return sendJson(res, 200, successStatus(result.object, type.group, type.plural), [...warnings, ...result.warnings]);
       }
       case 'deletecollection': {
         const options = await deleteOptions(req, url);

@@ -4,6 +4,7 @@ import { namespaceStrategy } from './builtin/namespaces.ts';
 import { podStrategy } from './builtin/pods.ts';
 import { ClusterIpAllocator, serviceStrategy } from './builtin/services.ts';
 import { crdStrategy } from './builtin/crds.ts';
+import { bindingStrategy, policyStrategy } from '../admission/policy-kinds.ts';
 
 interface Declaration {
   group: string;
@@ -59,6 +60,8 @@ export function builtinTypes(addressOctet: number): ResourceType[] {
     builtin({ group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease', namespaced: true }),
     builtin({ group: 'events.k8s.io', version: 'v1', plural: 'events', kind: 'Event', namespaced: true, shortNames: ['ev'] }),
     builtin({ group: 'discovery.k8s.io', version: 'v1', plural: 'endpointslices', kind: 'EndpointSlice', namespaced: true }),
+    builtin({ group: 'admissionregistration.k8s.io', version: 'v1', plural: 'validatingadmissionpolicies', kind: 'ValidatingAdmissionPolicy', namespaced: false, categories: ['api-extensions'], status: true, strategy: policyStrategy }),
+    builtin({ group: 'admissionregistration.k8s.io', version: 'v1', plural: 'validatingadmissionpolicybindings', kind: 'ValidatingAdmissionPolicyBinding', namespaced: false, categories: ['api-extensions'], strategy: bindingStrategy }),
     builtin({ group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false, shortNames: ['crd', 'crds'], status: true, strategy: crdStrategy }),
   ];
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import jsonPatch from 'fast-json-patch';
 import { parse as parseYaml } from 'yaml';
+import type { AdmissionAttributes, ValidatingAdmission } from '../admission/attributes.ts';
 import { ApiError, causes, errors } from '../errors.ts';
 import { coreMergeKeys } from '../patch/merge-keys.ts';
 import { jsonMergePatch } from '../patch/merge-patch.ts';
@@ -9,6 +10,7 @@ import { strategicMergePatch } from '../patch/strategic-merge.ts';
 import { applyDefaults } from '../schema/defaults.ts';
 import { prune } from '../schema/prune.ts';
 import { validateAgainstSchema } from '../schema/structural-schema.ts';
+import { validationRuleCauses } from '../schema/validation-rules.ts';
 import type { ObjectStore, StoreEvent, WatchEventType } from '../store/object-store.ts';
 import { commonFieldSelectors, fieldSelectorsByResource, parseFieldSelector, parseLabelSelector } from '../store/selectors.ts';
 import { clone, isPlainObject, type KubeObject } from '../types.ts';
@@ -70,6 +72,8 @@ export interface DeleteResult {
   /** The object as it stands after the call: still present (finalizers, graceful Pod) or its last state. */
   object: KubeObject;
   removed: boolean;
+  /** From validating admission (a ValidatingAdmissionPolicy binding with the Warn action). */
+  warnings: string[];
 }
 
 export interface WatchOptions {
@@ -98,6 +102,9 @@ function now(): string {
  * pruning and schema validation for custom resources, conversion between versions.
  */
 export class ObjectApi {
+  /** Validating admission (ValidatingAdmissionPolicy): every create, update and delete passes it before it is stored. */
+  validatingAdmission?: ValidatingAdmission;
+
   constructor(
     readonly store: ObjectStore,
     readonly registry: ResourceRegistry,
@@ -210,6 +217,7 @@ export class ObjectApi {
     const warnings: string[] = [];
     const meta = object.metadata;
     if (meta.resourceVersion) throw errors.badRequest('resourceVersion should not be set on objects to be created');
+    const requestName = meta.name ?? '';
     if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
     if (!meta.name) {
       throw errors.invalid(type.kind, type.group, '', [
@@ -227,9 +235,6 @@ export class ObjectApi {
     const causeList = type.strategy.validateCreate?.(stored) ?? [];
     if (causeList.length) throw errors.invalid(type.kind, type.group, meta.name, causeList);
 
-    if (this.store.get(this.key(target), stored.metadata.namespace, meta.name)) {
-      throw errors.alreadyExists(type.group, type.plural, meta.name);
-    }
     Object.assign(stored.metadata, {
       uid: randomUUID(),
       creationTimestamp: now(),
@@ -238,6 +243,10 @@ export class ObjectApi {
     delete stored.metadata.deletionTimestamp;
     delete stored.metadata.deletionGracePeriodSeconds;
     this.recordManager(stored, options, target, 'Update');
+    this.validateAdmission({ operation: 'CREATE', target, name: requestName, namespace: stored.metadata.namespace, object: stored, options }, warnings);
+    if (this.store.get(this.key(target), stored.metadata.namespace, meta.name)) {
+      throw errors.alreadyExists(type.group, type.plural, meta.name);
+    }
     if (options.dryRun) return { object: this.present(target, stored), warnings, created: true };
     return { object: this.present(target, this.store.create(this.key(target), stored)), warnings, created: true };
   }
@@ -305,6 +314,11 @@ export class ObjectApi {
   }
 
   delete(target: Target, name: string, options: DeleteOptions = {}): DeleteResult {
+    return this.deleteObject(target, name, options, name);
+  }
+
+  /** `requestName` is what admission sees as the request's name: '' for each object of a deletecollection. */
+  private deleteObject(target: Target, name: string, options: DeleteOptions, requestName: string): DeleteResult {
     const { type } = target;
     const key = this.key(target);
     const current = this.store.get(key, target.namespace, name);
@@ -321,6 +335,8 @@ export class ObjectApi {
         `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`,
       );
     }
+    const warnings: string[] = [];
+    this.validateAdmission({ operation: 'DELETE', target, name: requestName, namespace: current.metadata.namespace, oldObject: current, options }, warnings);
     const next = clone(current);
     const meta = next.metadata;
     const finalizers = new Set(meta.finalizers ?? []);
@@ -331,8 +347,8 @@ export class ObjectApi {
     }
     const grace = type.strategy.gracePeriodSeconds?.(current, options.gracePeriodSeconds) ?? 0;
     if (finalizers.size === 0 && grace === 0 && !type.strategy.holdsDeletion?.(current)) {
-      if (options.dryRun) return { object: this.present(target, current), removed: true };
-      return { object: this.present(target, this.store.remove(key, target.namespace, name)), removed: true };
+      if (options.dryRun) return { object: this.present(target, current), removed: true, warnings };
+      return { object: this.present(target, this.store.remove(key, target.namespace, name)), removed: true, warnings };
     }
     const deadline = new Date(Date.now() + grace * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
     const shortens = meta.deletionGracePeriodSeconds === undefined || grace < meta.deletionGracePeriodSeconds;
@@ -342,8 +358,8 @@ export class ObjectApi {
     }
     if (finalizers.size) meta.finalizers = [...finalizers];
     type.strategy.markDeleting?.(next);
-    if (isDeepStrictEqual(next, current) || options.dryRun) return { object: this.present(target, next), removed: false };
-    return { object: this.present(target, this.store.update(key, next)), removed: false };
+    if (isDeepStrictEqual(next, current) || options.dryRun) return { object: this.present(target, next), removed: false, warnings };
+    return { object: this.present(target, this.store.update(key, next)), removed: false, warnings };
   }
 
   deleteCollection(target: Target, listOptions: ListOptions, deleteOptions: DeleteOptions): KubeObject[] {
@@ -352,7 +368,7 @@ export class ObjectApi {
     for (const item of items) {
       const scoped = { ...target, namespace: item.metadata.namespace };
       try {
-        deleted.push(this.delete(scoped, item.metadata.name!, deleteOptions).object);
+        deleted.push(this.deleteObject(scoped, item.metadata.name!, deleteOptions, '').object);
       } catch (error) {
         if (!(error instanceof ApiError && error.code === 404)) throw error;
       }
@@ -512,6 +528,7 @@ export class ObjectApi {
 
     if (!isDeepStrictEqual(specOf(next), specOf(current))) meta.generation = (current.metadata.generation ?? 1) + 1;
     this.recordManager(next, options, target, operation);
+    this.validateAdmission({ operation: 'UPDATE', target, subresource: sub, name: meta.name!, namespace: meta.namespace, object: next, oldObject: current, options }, warnings);
     const unchanged = isDeepStrictEqual(withoutVolatile(next), withoutVolatile(current));
     if (unchanged) return { object: this.present(target, current), warnings, created: false };
     if (options.dryRun) return { object: this.present(target, next), warnings, created: false };
@@ -528,8 +545,8 @@ export class ObjectApi {
     return { object: this.present(target, this.store.update(key, next)), warnings, created: false };
   }
 
-  /** Custom-resource admission: prune unknown fields, apply defaults, validate against the version's schema. */
-  private admit(target: Target, object: KubeObject, _old: KubeObject | undefined, options: WriteOptions, warnings: string[]): void {
+  /** Custom-resource admission: prune unknown fields, apply defaults, validate against the version's schema and its CEL rules. */
+  private admit(target: Target, object: KubeObject, old: KubeObject | undefined, options: WriteOptions, warnings: string[]): void {
     const { type } = target;
     type.strategy.normalize?.(object);
     if (type.builtin) return;
@@ -543,7 +560,12 @@ export class ObjectApi {
     if (unknown.length && options.fieldValidation === 'Warn') warnings.push(...unknown.map((f) => `unknown field "${f}"`));
     applyDefaults(object, schema);
     const causeList = validateAgainstSchema(object, schema).filter((c) => !c.field?.startsWith('metadata'));
+    causeList.push(...validationRuleCauses(object, old, schema, causeList, warnings));
     if (causeList.length) throw errors.invalid(type.kind, type.group, object.metadata.name ?? '', causeList);
+  }
+
+  private validateAdmission(attributes: AdmissionAttributes, warnings: string[]): void {
+    if (this.validatingAdmission) warnings.push(...this.validatingAdmission.validate(attributes));
   }
 
   private checkBody(target: Target, body: unknown, urlName?: string): KubeObject {
