@@ -5,6 +5,8 @@
  * same value. These are the digests third-party projects pin for the published assets. To add
  * a release, add its version and the sha256 of its asset.
  */
+import semver from 'semver';
+
 export const AGENT_SANDBOX_RELEASES = {
   'v0.4.6': { sha256: 'db8424b2901cef57f71757b5ae5499eda0b6ef0dfd71a50dffeeb44326517967' },
   'v0.5.0': { sha256: 'ccfe3649de8b33f0ee0ec635e2c7b40e1c468ad9fde6aac7c7379501327d9c4c' },
@@ -18,25 +20,13 @@ export type ReleaseTable = Readonly<Record<string, { readonly sha256: string }>>
 
 export const DEFAULT_RELEASES_URL = 'https://github.com/kubernetes-sigs/agent-sandbox/releases/download';
 
-/** `v0.5.2` -> [0, 5, 2]; undefined when `version` is not vMAJOR.MINOR.PATCH. */
-export function parseVersion(version: string): [number, number, number] | undefined {
-  const m = /^v?(\d+)\.(\d+)\.(\d+)/.exec(version);
-  return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : undefined;
-}
-
-/** Negative, zero or positive as a is older than, the same as, or newer than b. */
-export function compareVersions(a: [number, number, number], b: [number, number, number]): number {
-  return a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
-}
-
 /**
  * The release asset holding the controller, CRD and RBAC: `manifest.yaml` up to v0.5.1, renamed
  * `sandbox.yaml` from v0.5.2 on (when `extensions.yaml` moved next to it).
  */
 export function agentSandboxAsset(version: string): string {
-  const parsed = parseVersion(version);
-  if (!parsed) throw new Error(`"${version}" is not an Agent Sandbox version (vMAJOR.MINOR.PATCH)`);
-  return compareVersions(parsed, [0, 5, 2]) < 0 ? 'manifest.yaml' : 'sandbox.yaml';
+  if (!/^v\d+\.\d+\.\d+$/.test(version)) throw new Error(`"${version}" is not an Agent Sandbox version (vMAJOR.MINOR.PATCH)`);
+  return semver.lt(version, '0.5.2') ? 'manifest.yaml' : 'sandbox.yaml';
 }
 
 /** Where a release's asset is published (under `baseUrl`, a mirror of the GitHub release downloads). */
