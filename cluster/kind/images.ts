@@ -11,7 +11,7 @@ import { DOCKER_NOT_FOUND, KIND_NOT_FOUND } from './availability.ts';
 import { CommandError, type Commands } from './commands.ts';
 
 /** Where the fixture images' build contexts live: fixtures/images/<name>/Dockerfile. */
-export const FIXTURE_IMAGE_DIR = fileURLToPath(new URL('../../fixtures/images/', import.meta.url));
+const FIXTURE_IMAGE_DIR = fileURLToPath(new URL('../../fixtures/images/', import.meta.url));
 
 async function hasBuildx(commands: Commands): Promise<boolean> {
   try {

@@ -9,9 +9,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { KUBECTL_NOT_FOUND } from './availability.ts';
 import type { Commands } from './commands.ts';
 
-export const SANDBOX_CRD = 'crd/sandboxes.agents.x-k8s.io';
-export const CONTROLLER_NAMESPACE = 'agent-sandbox-system';
-export const CONTROLLER_DEPLOYMENT = 'deploy/agent-sandbox-controller';
+const SANDBOX_CRD = 'crd/sandboxes.agents.x-k8s.io';
+const CONTROLLER_NAMESPACE = 'agent-sandbox-system';
+const CONTROLLER_DEPLOYMENT = 'deploy/agent-sandbox-controller';
 
 export interface InstallTarget {
   kubectl: string;
@@ -25,7 +25,7 @@ export interface InstallTarget {
 }
 
 /** `{.spec.conversion.strategy} {…caBundle}` of the CRD -> whether the install still waits for the webhook. */
-export function conversionWebhookPending(jsonpathOutput: string): boolean {
+function conversionWebhookPending(jsonpathOutput: string): boolean {
   const [strategy = '', caBundle = ''] = jsonpathOutput.trim().split(/\s+/);
   return strategy === 'Webhook' && caBundle === '';
 }

@@ -11,9 +11,8 @@ import { buildAndLoadFixtureImages } from './images.ts';
 import { installAgentSandbox } from './install.ts';
 import { KIND_NODE_IMAGE } from './pins.ts';
 
-export { DOCKER_NOT_FOUND, KIND_NOT_FOUND, KUBECTL_NOT_FOUND, kindTooOld, type KindAvailability, type KindProblem } from './availability.ts';
-export { CommandError } from './commands.ts';
-export { KIND_NODE_IMAGE, KIND_VERSION, MIN_KIND_VERSION } from './pins.ts';
+export { DOCKER_NOT_FOUND, KIND_NOT_FOUND, KUBECTL_NOT_FOUND, kindTooOld } from './availability.ts';
+export { KIND_NODE_IMAGE, KIND_VERSION } from './pins.ts';
 
 /** The cluster configuration passed to `kind create cluster --config`. */
 export const KIND_CONFIG = fileURLToPath(new URL('./kind-config.yaml', import.meta.url));
