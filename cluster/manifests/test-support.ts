@@ -26,6 +26,6 @@ export function upstreamManifests<V extends KnownAgentSandboxVersion>(...version
   const files = absent.map((v) => `${v}/${agentSandboxAsset(v)}`).join(', ');
   return {
     paths,
-    missing: `needs the real Agent Sandbox ${absent.join(', ')} release manifest, which is neither in ${MANIFESTS_ENV} nor cached: set ${MANIFESTS_ENV}=DIR (DIR holding ${files}) or run \`${FETCH_COMMAND} ${absent.join(' ')}\``,
+    missing: `needs the real Agent Sandbox ${absent.join(', ')} release manifest${absent.length > 1 ? 's' : ''}, neither in ${MANIFESTS_ENV} nor cached: set ${MANIFESTS_ENV}=DIR (DIR holding ${files}) or run \`${FETCH_COMMAND} ${absent.join(' ')}\``,
   };
 }
