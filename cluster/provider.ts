@@ -30,7 +30,16 @@ export interface ProviderOptions {
   keep: boolean;
   /** Where the run keeps its files (kubeconfigs, sockets, logs). */
   workDir: string;
+  /** The lane's report folder: cluster logs of a failed up() go to `<reportDir>/cluster-logs/` (default: under workDir). */
+  reportDir?: string;
   progress: (line: string) => void;
+  /** Stops an up() in flight (Ctrl-C); the caller then tears down what onCluster registered. */
+  signal?: AbortSignal;
+  /**
+   * Called by up() as soon as there is something to tear down (for kind: before `kind create`
+   * starts), so an interrupted up() can be cleaned up with down(handle).
+   */
+  onCluster?: (handle: ClusterHandle) => void;
 }
 
 /**

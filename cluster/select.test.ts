@@ -34,37 +34,36 @@ test('an explicit --cluster is taken as is', async () => {
   expect(kind.provider.name).toBe('kind');
   expect(kind.reason).toBe('requested with --cluster kind');
 
-  const existing = await chooseProvider('existing', { env: { KUBECONFIG: '/tmp/a.kubeconfig' }, existing: { context: 'prod' } });
+  const kubeconfig = join(root, 'a.kubeconfig');
+  const existing = await chooseProvider('existing', { env: { KUBECONFIG: kubeconfig }, existing: { context: 'prod' } });
   expect(existing.provider).toBeInstanceOf(ExistingProvider);
-  expect(existing.reason).toBe('requested with --cluster existing; kubeconfig /tmp/a.kubeconfig, context prod');
+  expect(existing.reason).toBe(`requested with --cluster existing; kubeconfig ${kubeconfig}, context prod`);
 });
 
 test('an unknown --cluster value lists the choices', async () => {
   await expect(chooseProvider('minikube')).rejects.toThrow(new Error('unknown cluster "minikube"; --cluster takes one of: embedded, kind, existing'));
 });
 
-test('the default is kind when the kind CLI and a running Docker daemon are there', async () => {
+test('the default is kind when kind (new enough), a running Docker daemon and kubectl are all there', async () => {
   const choice = await chooseProvider(undefined, { env: await env({}) });
   expect(choice.provider).toBeInstanceOf(KindProvider);
-  expect(choice.reason).toBe('the kind CLI and a running Docker daemon were found');
+  expect(choice.reason).toBe('kind v0.27.0, a running Docker daemon and kubectl were found');
 });
 
-test('the default is embedded otherwise, with the reason', async () => {
-  const noDaemon = await chooseProvider(undefined, { env: await env({ dockerDaemon: 'down' }) });
-  expect(noDaemon.provider).toBeInstanceOf(EmbeddedProvider);
-  expect(noDaemon.reason).toBe('no Docker daemon found');
-
-  const noKind = await chooseProvider(undefined, { env: await env({ tools: ['docker', 'kubectl'] }) });
-  expect(noKind.provider).toBeInstanceOf(EmbeddedProvider);
-  expect(noKind.reason).toBe('no kind CLI on PATH');
-
-  const nothing = await chooseProvider(undefined, { env: await env({ tools: [] }) });
-  expect(nothing.reason).toBe('no kind CLI on PATH, no docker CLI on PATH');
-
-  const kindOnly = await chooseProvider(undefined, { env: await env({ tools: ['kind'] }) });
-  expect(kindOnly.reason).toBe('no docker CLI on PATH');
-
-  const bothDown = await chooseProvider('', { env: await env({ tools: ['docker'], dockerDaemon: 'down' }) });
-  expect(bothDown.provider).toBeInstanceOf(EmbeddedProvider);
-  expect(bothDown.reason).toBe('no kind CLI on PATH, no Docker daemon found');
+test('the default is embedded otherwise, naming each missing piece', async () => {
+  const cases: [StubOptions, string][] = [
+    [{ dockerDaemon: 'down' }, 'no Docker daemon found'],
+    [{ tools: ['docker', 'kubectl'] }, 'no kind CLI on PATH'],
+    [{ tools: ['kind', 'docker'] }, 'no kubectl on PATH'],
+    [{ kindVersion: 'v0.26.0' }, 'kind v0.26.0 is older than v0.27.0'],
+    [{ tools: [] }, 'no kind CLI on PATH, no docker CLI on PATH, no kubectl on PATH'],
+    [{ tools: ['kind'] }, 'no docker CLI on PATH, no kubectl on PATH'],
+    [{ tools: ['docker'], dockerDaemon: 'down' }, 'no kind CLI on PATH, no Docker daemon found, no kubectl on PATH'],
+    [{ kindVersion: 'v0.20.0', dockerDaemon: 'down' }, 'kind v0.20.0 is older than v0.27.0, no Docker daemon found'],
+  ];
+  for (const [stubs, reason] of cases) {
+    const choice = await chooseProvider('', { env: await env(stubs) });
+    expect(choice.provider, reason).toBeInstanceOf(EmbeddedProvider);
+    expect(choice.reason).toBe(reason);
+  }
 });

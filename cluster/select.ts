@@ -19,9 +19,10 @@ export interface ProviderChoice {
 }
 
 /**
- * The cluster provider for `--cluster embedded|kind|existing`. Without a choice: kind when the
- * kind CLI and a running Docker daemon are there, else the embedded cluster. An explicit choice
- * is taken as is; its provider reports what is missing when it brings the cluster up.
+ * The cluster provider for `--cluster embedded|kind|existing`. Without a choice: kind when a
+ * kind CLI new enough, a running Docker daemon and kubectl are all there, else the embedded
+ * cluster, naming each missing piece. An explicit choice is taken as is; its provider reports
+ * what is missing when it brings the cluster up.
  */
 export async function chooseProvider(requested: string | undefined, options: ChooseOptions = {}): Promise<ProviderChoice> {
   const kind = () => new KindProvider({ ...options.kind, env: options.env });
@@ -39,9 +40,8 @@ export async function chooseProvider(requested: string | undefined, options: Cho
     case '': {
       const provider = kind();
       const availability = await provider.availability();
-      if (availability.ok) return { provider, reason: 'the kind CLI and a running Docker daemon were found' };
-      const why = { kind: 'no kind CLI on PATH', docker: 'no docker CLI on PATH', 'docker-daemon': 'no Docker daemon found' };
-      return { provider: new EmbeddedProvider(), reason: availability.missing.map((p) => why[p.what]).join(', ') };
+      if (availability.ok) return { provider, reason: `kind ${availability.kindVersion}, a running Docker daemon and kubectl were found` };
+      return { provider: new EmbeddedProvider(), reason: availability.missing.map((p) => p.short).join(', ') };
     }
     default:
       throw new Error(`unknown cluster "${requested}"; --cluster takes one of: ${PROVIDER_NAMES.join(', ')}`);

@@ -1,3 +1,4 @@
+import { agentSandboxReleaseUrl } from '../cluster/manifests/agent-sandbox-releases.ts';
 import type { WorkspaceMode } from '../driver/compute-driver.ts';
 
 export type AgentSandboxVersion = 'v0.4.6' | 'v0.5.0' | 'v0.5.4';
@@ -14,7 +15,11 @@ export interface Lane {
     version: AgentSandboxVersion;
     /** The Sandbox API version the driver will find preferred. */
     apiVersion: 'v1alpha1' | 'v1beta1';
-    /** The release manifest a real cluster installs. */
+    /**
+     * Where the release publishes the manifest a real cluster installs (for messages such as
+     * "install it with kubectl apply -f …"); the kind provider installs the verified local copy
+     * from cluster/manifests/ instead.
+     */
     manifest: string;
   };
   driver: {
@@ -28,6 +33,7 @@ export interface Lane {
   lacks: { capability: Capability; reason: string }[];
 }
 
+/** The release URL of a version's manifest (`manifest.yaml` up to v0.5.1, `sandbox.yaml` from v0.5.2). */
 export function agentSandboxManifest(version: AgentSandboxVersion): string {
-  return `https://github.com/kubernetes-sigs/agent-sandbox/releases/download/${version}/manifest.yaml`;
+  return agentSandboxReleaseUrl(version);
 }

@@ -1,6 +1,9 @@
 import { expect, test } from '@playwright/test';
 import { execa } from 'execa';
 import { execSync } from 'node:child_process';
+import { mkdirSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -23,21 +26,28 @@ test.describe('bad input: a clear message and a non-zero exit', () => {
   });
 
   test('a driver socket nobody listens on', async () => {
-    const run = await lane(['v1beta1', '--driver', 'external=/tmp/nobody-listens-here.sock']);
+    const socket = join(tmpdir(), `nobody-listens-here-${process.pid}.sock`);
+    const run = await lane(['v1beta1', '--driver', `external=${socket}`]);
     expect(run.exitCode).toBe(2);
-    expect(run.all).toContain('no compute driver is listening on /tmp/nobody-listens-here.sock');
+    expect(run.all).toContain(`no compute driver is listening on ${socket}`);
   });
 
-  test('--cluster kind without the kind CLI', async () => {
-    const run = await lane(['v1beta1', '--cluster', 'kind'], { PATH: '/usr/bin:/bin' });
+  test('--cluster kind without the kind CLI (or docker, or kubectl)', async () => {
+    // A PATH with node alone, wherever kind, docker and kubectl live on this machine.
+    const bin = test.info().outputPath('bin');
+    mkdirSync(bin, { recursive: true });
+    symlinkSync(process.execPath, join(bin, 'node'));
+    const run = await lane(['v1beta1', '--cluster', 'kind'], { PATH: bin, KUBECTL: '' });
     expect(run.exitCode).not.toBe(0);
     expect(run.all).toContain('the kind CLI was not found on PATH');
+    expect(run.all).toContain('the kubectl CLI was not found on PATH');
   });
 
   test('a kubeconfig that does not exist', async () => {
-    const run = await lane(['v1beta1', '--cluster', 'existing'], { KUBECONFIG: '/tmp/does-not-exist/kubeconfig' });
+    const kubeconfig = join(tmpdir(), `does-not-exist-${process.pid}`, 'kubeconfig');
+    const run = await lane(['v1beta1', '--cluster', 'existing'], { KUBECONFIG: kubeconfig });
     expect(run.exitCode).not.toBe(0);
-    expect(run.all).toContain('kubeconfig /tmp/does-not-exist/kubeconfig does not exist');
+    expect(run.all).toContain(`kubeconfig ${kubeconfig} does not exist`);
   });
 
   test('a kubeconfig that points nowhere', async () => {

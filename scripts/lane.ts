@@ -27,8 +27,9 @@ const HELP = `Usage: npm run lane -- <lane>... [options] [-- <playwright args>]
 Lanes: ${LANES.map((l) => (l.aliases.length ? `${l.name} (alias ${l.aliases.join(', ')})` : l.name)).join(', ')}
 
 Options:
-  --cluster embedded|kind|existing   where to run (default: kind when the kind CLI and a running
-                                     Docker daemon are found, else embedded; the choice is printed)
+  --cluster embedded|kind|existing   where to run (default: kind when kind >= v0.27, a running
+                                     Docker daemon and kubectl are found, else embedded; the
+                                     choice is printed)
   --driver reference|suspend-first|external=<socket>
                                      the driver under test (default: reference). suspend-first is
                                      the pre-#3424 ordering defect: the suite must fail on it.
@@ -98,15 +99,17 @@ try {
 const { provider } = chosen;
 process.stdout.write(`cluster: ${provider.name} (${chosen.reason})\n`);
 
-// Ctrl-C: stop Playwright, tear the cluster down, leave nothing behind.
+// Ctrl-C: stop Playwright (or a cluster coming up), tear the cluster down, leave nothing behind.
 let running: ResultPromise | undefined;
 const active = new Map<string, ClusterHandle>();
+const stopping = new AbortController();
 let interrupted = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     if (interrupted) return;
     interrupted = true;
     process.stderr.write(`\n${signal}: stopping the run and tearing down ${[...active.keys()].join(', ') || 'nothing'}\n`);
+    stopping.abort();
     running?.kill('SIGINT');
     void (async () => {
       await running?.catch(() => undefined);
@@ -126,15 +129,22 @@ function options(lane: string) {
   // concurrent runs on one machine cannot overwrite each other's kubeconfig.
   const workDir = join(ROOT, '.cluster', provider.name, provider.name === 'embedded' ? `${lane}-${process.pid}` : lane);
   mkdirSync(workDir, { recursive: true });
-  return { keep: !!values.keep, workDir, progress: (line: string) => process.stdout.write(`[${lane}] ${line}\n`) };
+  return {
+    keep: !!values.keep,
+    workDir,
+    progress: (line: string) => process.stdout.write(`[${lane}] ${line}\n`),
+    signal: stopping.signal,
+    // Registered before a cluster is created, so Ctrl-C during `up` deletes it too.
+    onCluster: (handle: ClusterHandle) => active.set(lane, handle),
+  };
 }
 
 const results = new Map<string, Outcome[]>();
 let failed = false;
 for (const lane of lanes) {
   if (interrupted) break;
-  const opts = options(lane.name);
   const reportDir = join(resolve(values['report-dir'] ?? join(ROOT, 'reports')), lane.name);
+  const opts = { ...options(lane.name), reportDir };
   rmSync(reportDir, { recursive: true, force: true });
   mkdirSync(reportDir, { recursive: true });
   opts.progress(`${lane.description}`);
@@ -142,7 +152,9 @@ for (const lane of lanes) {
   try {
     handle = await provider.up(lane, opts);
   } catch (error) {
+    if (interrupted) await new Promise(() => undefined); // the signal handler tears down and exits 130
     process.stderr.write(`[${lane.name}] error: could not bring up the cluster: ${(error as Error).message}\n`);
+    active.delete(lane.name);
     failed = true;
     continue;
   }

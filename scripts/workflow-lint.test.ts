@@ -51,6 +51,15 @@ test('actionlint does find errors in a broken copy', async () => {
   expect(messages).toContainEqual(expect.stringContaining('input "node-versions" is not defined in action "actions/setup-node@v4"'));
 });
 
+test('a unit job beside the lanes: npm ci, npm run typecheck, npm test', async () => {
+  const workflow = parse(await readFile(WORKFLOW, 'utf8')) as { jobs: Record<string, { needs?: unknown; steps: { run?: string }[] }> };
+  const unit = workflow.jobs.unit;
+  expect(unit, 'a job named unit').toBeDefined();
+  expect(unit.needs).toBeUndefined();
+  const runs = unit.steps.map((s) => s.run).filter(Boolean);
+  expect(runs).toEqual(['npm ci', 'npm run typecheck', 'npm run manifests -- fetch', 'npm test']);
+});
+
 test('the matrix and the summary cover exactly the lanes, in order; CI installs the kind release of the pinned node image', async () => {
   const text = await readFile(WORKFLOW, 'utf8');
   const workflow = parse(text) as {

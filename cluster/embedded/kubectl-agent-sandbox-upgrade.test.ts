@@ -1,4 +1,5 @@
 import { test, expect } from '@playwright/test';
+import { upstreamManifests } from '../manifests/test-support.ts';
 import { KubectlFixture, tableRows } from './kubectl-fixture.ts';
 
 /**
@@ -8,10 +9,12 @@ import { KubectlFixture, tableRows } from './kubectl-fixture.ts';
  */
 
 test.describe.configure({ mode: 'serial' });
+const upstream = upstreamManifests('v0.4.6', 'v0.5.0');
+test.skip(!!upstream.missing, upstream.missing);
 const k = KubectlFixture.register();
 
-const V046 = '/work/shared/upstream/agent-sandbox/v0.4.6/manifest.yaml';
-const V050 = '/work/shared/upstream/agent-sandbox/v0.5.0/manifest.yaml';
+const V046 = upstream.paths['v0.4.6'];
+const V050 = upstream.paths['v0.5.0'];
 const CRD = 'crd/sandboxes.agents.x-k8s.io';
 const CRD_MET = 'customresourcedefinition.apiextensions.k8s.io/sandboxes.agents.x-k8s.io condition met';
 const DEPRECATION = 'Warning: agents.x-k8s.io/v1alpha1 Sandbox is deprecated; use agents.x-k8s.io/v1beta1 Sandbox instead';

@@ -11,8 +11,11 @@ import { EmbeddedCluster, type EmbeddedClusterOptions } from './cluster.ts';
  * every kubectl process it started killed when the file is done.
  */
 
-/** The v1.32.4 dispatcher; the server reports minor 32, so it runs its built-in 1.32 client. */
-export const KUBECTL = '/usr/bin/kubectl';
+/**
+ * The real kubectl: `$KUBECTL` when set, else `kubectl` from PATH. A version-dispatching
+ * kubectl (as some distributions ship) picks the client matching the server's minor, 32.
+ */
+export const KUBECTL = process.env.KUBECTL || 'kubectl';
 
 export interface KubectlResult {
   stdout: string;

@@ -108,7 +108,8 @@ test('the current KUBECONFIG is the default; several files are merged into one f
   expect(kc.getContexts().map((c) => c.name).sort()).toEqual(['elsewhere', 'embedded']);
 
   // Without KUBECONFIG: ~/.kube/config under $HOME.
-  expect(new ExistingProvider({ env: { HOME: '/home/someone' } }).kubeconfigFiles()).toEqual(['/home/someone/.kube/config']);
+  const home = join(root, 'someones-home');
+  expect(new ExistingProvider({ env: { HOME: home } }).kubeconfigFiles()).toEqual([join(home, '.kube', 'config')]);
 });
 
 test('a kubeconfig that does not exist', async () => {

@@ -1,37 +1,22 @@
 import { KubeConfig } from '@kubernetes/client-node';
-import { execa, type ResultPromise } from 'execa';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FIXTURE_IMAGES } from '../../fixtures/images/catalog.ts';
 import type { Lane } from '../../lanes/lane.ts';
+import { resolveAgentSandboxManifest, type ManifestOptions } from '../manifests/agent-sandbox-manifests.ts';
 import type { ClusterHandle, ClusterProvider, ProviderOptions } from '../provider.ts';
+import { KIND_NOT_FOUND, KUBECTL_NOT_FOUND, kindAvailability, kubectlCommand, type KindAvailability } from './availability.ts';
+import { COMMAND_TIMEOUTS_MS, CommandError, Commands, type Timeouts } from './commands.ts';
+import { buildAndLoadFixtureImages } from './images.ts';
+import { installAgentSandbox } from './install.ts';
+import { KIND_NODE_IMAGE } from './pins.ts';
 
-/** The kind release the node image below was built for; CI installs this one (.github/workflows/conformance.yml). */
-export const KIND_VERSION = 'v0.27.0';
-
-/**
- * The kind node image every lane runs on: Kubernetes v1.32.2, as listed (tag and digest) in
- * the release notes of kind v0.27.0 (github.com/kubernetes-sigs/kind/releases/tag/v0.27.0).
- * The digest is the multi-arch manifest list, so it resolves on amd64 and arm64 alike. Newer
- * kind releases run it too (best effort, per kind's node image policy); when moving CI to a
- * newer kind, take the matching image from that release's notes.
- */
-export const KIND_NODE_IMAGE = 'kindest/node:v1.32.2@sha256:f226345927d7e348497136874b6d207e0b32cc52154ad8323129352923a3142f';
+export { DOCKER_NOT_FOUND, KIND_NOT_FOUND, KUBECTL_NOT_FOUND, kindTooOld } from './availability.ts';
+export { KIND_NODE_IMAGE, KIND_VERSION } from './pins.ts';
 
 /** The cluster configuration passed to `kind create cluster --config`. */
 export const KIND_CONFIG = fileURLToPath(new URL('./kind-config.yaml', import.meta.url));
 
-/** Where the fixture images' build contexts live: fixtures/images/<name>/Dockerfile. */
-const FIXTURE_IMAGE_DIR = fileURLToPath(new URL('../../fixtures/images/', import.meta.url));
-
-const SANDBOX_CRD = 'crd/sandboxes.agents.x-k8s.io';
-const CONTROLLER_NAMESPACE = 'agent-sandbox-system';
-const CONTROLLER_DEPLOYMENT = 'deploy/agent-sandbox-controller';
-
-export const KIND_NOT_FOUND = 'the kind CLI was not found on PATH; install it (https://kind.sigs.k8s.io) or use --cluster embedded';
-export const DOCKER_NOT_FOUND = 'the docker CLI was not found on PATH; kind runs its nodes as Docker containers: install Docker (https://docs.docker.com/engine/install/) or use --cluster embedded';
-export const KUBECTL_NOT_FOUND = 'the kubectl CLI was not found on PATH; install it (https://kubernetes.io/docs/tasks/tools/) or use --cluster embedded';
 export const NO_FAULT_INJECTION = 'kind clusters have no fault injection; scenarios that deny Secret deletion need the embedded cluster';
 
 /** The kind cluster of a lane: one per lane, so lanes can run side by side and be kept apart. */
@@ -46,169 +31,67 @@ export interface KindProviderOptions {
   nodeImage?: string;
   /** The kind cluster config (default cluster/kind/kind-config.yaml). */
   configPath?: string;
-}
-
-/** Something kind needs that is not there, with the message for the user. */
-export interface KindProblem {
-  what: 'kind' | 'docker' | 'docker-daemon';
-  message: string;
-}
-
-/** Whether kind can run here: the kind CLI on PATH and a Docker daemon that answers. */
-export type KindAvailability = { ok: true } | { ok: false; missing: KindProblem[] };
-
-/** A failed or missing command, with what the user needs to see. */
-export class CommandError extends Error {
-  constructor(
-    message: string,
-    readonly notFound: boolean,
-    /** The command's output (stdout and stderr, interleaved). */
-    readonly output = '',
-  ) {
-    super(message);
-    this.name = 'CommandError';
-  }
-}
-
-interface RunOptions {
-  /** Each output line (stdout and stderr) as it arrives, e.g. kind's own progress. */
-  onLine?: (line: string) => void;
-  notFound: string;
-}
-
-/** The last lines of a failed command's output, enough to see why without flooding the report. */
-function tail(text: string, lines = 20): string {
-  const all = text.trim().split('\n').filter((l) => l.trim() !== '');
-  return (all.length > lines ? ['…', ...all.slice(-lines)] : all).join('\n');
+  /** Where the Agent Sandbox manifests come from (default: AGENT_SANDBOX_MANIFESTS, the cache, a download). */
+  manifests?: ManifestOptions;
+  /** Deadlines per kind of step (default COMMAND_TIMEOUTS_MS). */
+  timeouts?: Partial<Timeouts>;
+  /** Between two looks at the Sandbox CRD's caBundle (default 2 s). */
+  pollMs?: number;
 }
 
 /**
  * A kind cluster per lane, driven through the kind, docker and kubectl CLIs: get-or-create
- * (safe to call again after a crash or with --keep), the fixture images built and loaded into
- * the node, and the lane's Agent Sandbox release installed from its manifest.
+ * (a kept cluster is reused only while its API server answers /readyz), the fixture images
+ * built and loaded into the node, and the lane's Agent Sandbox release installed from its
+ * verified manifest. Every kind command that writes a kubeconfig writes the run's own file
+ * (--kubeconfig), never the user's kubeconfig or current context.
  */
 export class KindProvider implements ClusterProvider {
   readonly name = 'kind' as const;
   readonly nodeImage: string;
   readonly configPath: string;
+  private readonly env: Record<string, string | undefined>;
+  private readonly commands: Commands;
 
   constructor(private readonly options: KindProviderOptions = {}) {
     this.nodeImage = options.nodeImage ?? KIND_NODE_IMAGE;
     this.configPath = options.configPath ?? KIND_CONFIG;
+    this.env = { ...process.env, ...options.env };
+    this.commands = new Commands(this.env, { ...COMMAND_TIMEOUTS_MS, ...options.timeouts });
   }
 
-  private env(): Record<string, string | undefined> {
-    return { ...process.env, ...this.options.env };
+  private get kubectl(): string {
+    return kubectlCommand(this.env);
   }
 
-  private async run(file: string, args: string[], options: RunOptions): Promise<string> {
-    const child = execa(file, args, { reject: false, all: true, env: this.env(), extendEnv: false, stdin: 'ignore' });
-    const onLine = options.onLine;
-    if (onLine) {
-      let partial = '';
-      child.all?.on('data', (chunk: Buffer) => {
-        const lines = (partial + chunk.toString()).split('\n');
-        partial = lines.pop() ?? '';
-        for (const line of lines) if (line.trim()) onLine(line.trimEnd());
-      });
-    }
-    const result = await child;
-    if ((result as { code?: string }).code === 'ENOENT') throw new CommandError(options.notFound, true);
-    if (result.failed) {
-      const output = String(result.all ?? '');
-      const why = result.exitCode === undefined ? result.shortMessage : `exit code ${result.exitCode}`;
-      throw new CommandError(`\`${file} ${args.join(' ')}\` failed (${why})${output.trim() ? `:\n${tail(output)}` : ''}`, false, output);
-    }
-    return String(result.stdout);
+  private kind(commands: Commands, step: string, args: string[], limit: keyof Timeouts, onLine?: (line: string) => void): Promise<string> {
+    return commands.run('kind', args, { step, limit, notFound: KIND_NOT_FOUND, onLine });
   }
 
-  private kind(args: string[], onLine?: (line: string) => void): Promise<string> {
-    return this.run('kind', args, { notFound: KIND_NOT_FOUND, onLine });
+  /** The kind CLI (new enough), a running Docker daemon and kubectl, each checked without changing anything. */
+  availability(): Promise<KindAvailability> {
+    return kindAvailability(this.commands, this.kubectl);
   }
 
-  private docker(args: string[]): Promise<string> {
-    return this.run('docker', args, { notFound: DOCKER_NOT_FOUND });
-  }
-
-  private kubectl(kubeconfigPath: string, context: string | undefined, args: string[]): Promise<string> {
-    const target = ['--kubeconfig', kubeconfigPath, ...(context ? ['--context', context] : [])];
-    return this.run('kubectl', [...target, ...args], { notFound: KUBECTL_NOT_FOUND });
-  }
-
-  /** The kind CLI and a running Docker daemon, both checked (without changing anything). */
-  async availability(): Promise<KindAvailability> {
-    const kind = await this.probeKind();
-    const docker = await this.probeDocker();
-    const missing = [kind, docker].filter((p): p is KindProblem => p !== undefined);
-    return missing.length ? { ok: false, missing } : { ok: true };
-  }
-
-  private async probeKind(): Promise<KindProblem | undefined> {
-    try {
-      await this.kind(['version']);
-      return undefined;
-    } catch (error) {
-      if (error instanceof CommandError && error.notFound) return { what: 'kind', message: KIND_NOT_FOUND };
-      throw error;
-    }
-  }
-
-  private async probeDocker(): Promise<KindProblem | undefined> {
-    try {
-      await this.docker(['info', '--format', '{{.ServerVersion}}']);
-      return undefined;
-    } catch (error) {
-      if (error instanceof CommandError && error.notFound) return { what: 'docker', message: DOCKER_NOT_FOUND };
-      const output = error instanceof CommandError ? error.output : String(error);
-      const why = output.split('\n').map((l) => l.trim()).filter(Boolean).pop();
-      return {
-        what: 'docker-daemon',
-        message: `no running Docker daemon was found (\`docker info\` failed${why ? `: ${why}` : ''}); kind runs its nodes as Docker containers: start Docker or use --cluster embedded`,
-      };
-    }
-  }
-
-  async up(lane: Lane, { workDir, progress }: ProviderOptions): Promise<ClusterHandle> {
+  async up(lane: Lane, options: ProviderOptions): Promise<ClusterHandle> {
+    const { workDir, progress } = options;
+    const commands = this.commands.stoppedBy(options.signal);
     const name = kindClusterName(lane);
     const availability = await this.availability();
     if (!availability.ok) throw new Error(availability.missing.map((p) => p.message).join('\n'));
 
-    const existing = (await this.kind(['get', 'clusters'])).split('\n').map((l) => l.trim());
-    if (existing.includes(name)) {
-      progress(`kind: reusing cluster ${name} (it already exists; delete it with \`kind delete cluster --name ${name}\` for a fresh one)`);
-    } else {
-      progress(`kind: creating cluster ${name} (node image ${this.nodeImage}, config ${this.configPath})`);
-      await this.kind(['create', 'cluster', '--name', name, '--image', this.nodeImage, '--config', this.configPath, '--wait', '120s'], (line) =>
-        progress(`kind: ${line.trim()}`),
-      );
+    // Before anything is created: a manifest that cannot be had stops here.
+    const { version } = lane.agentSandbox;
+    let manifestPath: string;
+    try {
+      manifestPath = await resolveAgentSandboxManifest(version, { ...this.options.manifests, progress: (line) => progress(`kind: ${line}`) });
+    } catch (error) {
+      throw new Error(`lane ${lane.name} needs Agent Sandbox ${version}: ${(error as Error).message}`);
     }
 
     await mkdir(workDir, { recursive: true });
     const kubeconfigPath = join(workDir, `${name}.kubeconfig`);
-    progress(`kind: writing the kubeconfig of ${name} to ${kubeconfigPath}`);
-    const kubeconfig = await this.kind(['get', 'kubeconfig', '--name', name]);
-    await writeFile(kubeconfigPath, kubeconfig.endsWith('\n') ? kubeconfig : `${kubeconfig}\n`, { mode: 0o600 });
-    const kc = new KubeConfig();
-    kc.loadFromString(kubeconfig);
-    const context = kc.getCurrentContext() || undefined;
-
-    for (const [dir, image] of Object.entries(FIXTURE_IMAGES)) {
-      progress(`kind: building fixture image ${image} from fixtures/images/${dir}`);
-      await this.docker(['build', '-t', image, join(FIXTURE_IMAGE_DIR, dir)]);
-      progress(`kind: loading ${image} into ${name}`);
-      await this.kind(['load', 'docker-image', image, '--name', name]);
-    }
-
-    const { version, manifest } = lane.agentSandbox;
-    progress(`kind: installing Agent Sandbox ${version} (kubectl apply -f ${manifest})`);
-    await this.kubectl(kubeconfigPath, context, ['apply', '-f', manifest]);
-    progress(`kind: waiting for ${SANDBOX_CRD} to be Established`);
-    await this.kubectl(kubeconfigPath, context, ['wait', '--for=condition=Established', SANDBOX_CRD, '--timeout=120s']);
-    progress(`kind: waiting for the rollout of ${CONTROLLER_NAMESPACE}/${CONTROLLER_DEPLOYMENT}`);
-    await this.kubectl(kubeconfigPath, context, ['-n', CONTROLLER_NAMESPACE, 'rollout', 'status', CONTROLLER_DEPLOYMENT, '--timeout=180s']);
-    progress(`kind: cluster ${name} ready with Agent Sandbox ${version}`);
-
-    return {
+    const handle = (context?: string): ClusterHandle => ({
       provider: 'kind',
       lane: lane.name,
       name,
@@ -216,7 +99,87 @@ export class KindProvider implements ClusterProvider {
       context,
       capabilities: ['external-driver-restart'],
       lacks: [{ capability: 'fault-injection', reason: NO_FAULT_INJECTION }],
-    };
+    });
+
+    const reuse = await this.reusable(commands, name, kubeconfigPath, progress);
+    // From here on a cluster exists or is being created: Ctrl-C must be able to delete it.
+    options.onCluster?.(handle());
+    let created = false;
+    try {
+      if (!reuse) {
+        progress(`kind: creating cluster ${name} (node image ${this.nodeImage}, config ${this.configPath})`);
+        created = true;
+        await this.kind(
+          commands,
+          `create the kind cluster ${name}`,
+          ['create', 'cluster', '--name', name, '--image', this.nodeImage, '--config', this.configPath, '--kubeconfig', kubeconfigPath, '--wait', '120s'],
+          'create',
+          (line) => progress(`kind: ${line.trim()}`),
+        );
+      }
+      const kc = new KubeConfig();
+      kc.loadFromString(await readFile(kubeconfigPath, 'utf8'));
+      const context = kc.getCurrentContext() || undefined;
+      await buildAndLoadFixtureImages(commands, name, progress);
+      await installAgentSandbox(commands, { kubectl: this.kubectl, kubeconfigPath, context, version, manifestPath, pollMs: this.options.pollMs }, progress);
+      progress(`kind: cluster ${name} ready with Agent Sandbox ${version}`);
+      return handle(context);
+    } catch (error) {
+      // Interrupted: whoever stopped us tears the cluster down (it was registered above).
+      if (options.signal?.aborted) throw error;
+      const createFailed = created && !(await this.listed(name));
+      throw new Error(`${(error as Error).message}${await this.cleanUpAfterFailure(handle(), options, !createFailed)}`);
+    }
+  }
+
+  /** Whether `kind get clusters` lists `name`. */
+  private async listed(name: string): Promise<boolean> {
+    const out = await this.kind(this.commands, 'list the kind clusters', ['get', 'clusters'], 'probe').catch(() => '');
+    return out.split('\n').map((l) => l.trim()).includes(name);
+  }
+
+  /**
+   * Whether the lane's cluster exists and answers: then its kubeconfig is exported to the run's
+   * file and it is reused. A listed cluster whose API server does not answer /readyz (stopped
+   * Docker, a half-deleted node) is deleted, so the caller creates it afresh.
+   */
+  private async reusable(commands: Commands, name: string, kubeconfigPath: string, progress: (line: string) => void): Promise<boolean> {
+    if (!(await this.listed(name))) return false;
+    try {
+      await this.kind(commands, `export the kubeconfig of ${name}`, ['export', 'kubeconfig', '--name', name, '--kubeconfig', kubeconfigPath], 'probe');
+      await commands.run(this.kubectl, ['--kubeconfig', kubeconfigPath, 'get', '--raw', '/readyz'], { step: `check that ${name} is ready`, limit: 'probe', notFound: KUBECTL_NOT_FOUND });
+      progress(`kind: reusing cluster ${name} (it already exists and is ready; delete it with \`kind delete cluster --name ${name}\` for a fresh one)`);
+      return true;
+    } catch (error) {
+      if (error instanceof CommandError && error.notFound) throw error;
+      const why = (error as Error).message.split('\n').slice(-1)[0];
+      progress(`kind: cluster ${name} exists but does not answer /readyz (${why}); deleting it to create it afresh`);
+      await this.kind(commands, `delete the unready cluster ${name}`, ['delete', 'cluster', '--name', name, '--kubeconfig', kubeconfigPath], 'delete');
+      return false;
+    }
+  }
+
+  /**
+   * After up() failed: when the cluster exists, its logs to `<reportDir or workDir>/cluster-logs/`,
+   * then delete it unless --keep; when `kind create` itself failed, delete whatever it left.
+   * Returns what to add to the error message.
+   */
+  private async cleanUpAfterFailure(handle: ClusterHandle, options: ProviderOptions, exists: boolean): Promise<string> {
+    const deleteIt = () =>
+      this.down(handle, { ...options, keep: false }).then(
+        () => `deleted cluster ${handle.name}`,
+        (e: Error) => `could not delete cluster ${handle.name}: ${e.message}`,
+      );
+    // kind removes what a failed create made, but not after being stopped mid-way: make sure.
+    if (!exists) return `\n${await deleteIt()}`;
+    const dir = join(options.reportDir ?? options.workDir, 'cluster-logs');
+    options.progress(`kind: exporting the logs of ${handle.name} to ${dir}`);
+    const logs = await this.exportLogs(handle, dir).then(
+      () => `cluster logs: ${dir}`,
+      (e: Error) => `could not export the cluster logs: ${e.message}`,
+    );
+    const kept = `kept cluster ${handle.name} (--keep); kubeconfig ${handle.kubeconfigPath}; delete it with \`kind delete cluster --name ${handle.name}\``;
+    return `\n${logs}\n${options.keep ? kept : await deleteIt()}`;
   }
 
   async down(handle: ClusterHandle, { keep, progress }: ProviderOptions): Promise<void> {
@@ -225,11 +188,11 @@ export class KindProvider implements ClusterProvider {
       return;
     }
     progress(`kind: deleting cluster ${handle.name}`);
-    await this.kind(['delete', 'cluster', '--name', handle.name]);
+    await this.kind(this.commands, `delete the kind cluster ${handle.name}`, ['delete', 'cluster', '--name', handle.name, '--kubeconfig', handle.kubeconfigPath], 'delete');
   }
 
   async exportLogs(handle: ClusterHandle, dir: string): Promise<void> {
     await mkdir(dir, { recursive: true });
-    await this.kind(['export', 'logs', dir, '--name', handle.name]);
+    await this.kind(this.commands, `export the logs of ${handle.name}`, ['export', 'logs', dir, '--name', handle.name], 'logs');
   }
 }

@@ -1,6 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
+import { upstreamManifests } from '../../manifests/test-support.ts';
 import { EmbeddedCluster } from '../cluster.ts';
 import type { KubeObject } from '../types.ts';
 import { AgentSandboxController } from './controller.ts';
@@ -92,7 +93,9 @@ test('upgrade v0.4.6 -> v0.5.4: a replicas-0 Sandbox stored as v1alpha1 is Suspe
 });
 
 test('the real upstream v0.5.0 CRD works with the v0.5.0 controller', async () => {
-  const file = new URL('../../../../shared/upstream/agent-sandbox/v0.5.0/manifest.yaml', import.meta.url);
+  const upstream = upstreamManifests('v0.5.0');
+  test.skip(!!upstream.missing, upstream.missing);
+  const file = upstream.paths['v0.5.0'];
   const docs = parseAllDocuments(readFileSync(file, 'utf8')).map((d) => d.toJS() as KubeObject | null);
   const crd = docs.find((d) => d?.kind === 'CustomResourceDefinition' && d.metadata.name === CRD)!;
   const namespace = docs.find((d) => d?.kind === 'Namespace')!;

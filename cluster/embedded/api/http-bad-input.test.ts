@@ -11,6 +11,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import tls from 'node:tls';
 import { parseAllDocuments } from 'yaml';
+import { upstreamManifests } from '../../manifests/test-support.ts';
 import { EmbeddedCluster } from '../cluster.ts';
 import type { ApiServer } from './http-server.ts';
 
@@ -167,8 +168,9 @@ let sandboxCrd: unknown;
 /** Installs the real Agent Sandbox v0.5.0 Sandbox CRD and waits until it is Established. */
 async function installSandboxCrd(call: RequestFn): Promise<void> {
   if (!sandboxCrd) {
-    const file = new URL('../../../../shared/upstream/agent-sandbox/v0.5.0/manifest.yaml', import.meta.url);
-    sandboxCrd = parseAllDocuments(readFileSync(file, 'utf8'))
+    const upstream = upstreamManifests('v0.5.0');
+    test.skip(!!upstream.missing, upstream.missing);
+    sandboxCrd = parseAllDocuments(readFileSync(upstream.paths['v0.5.0'], 'utf8'))
       .map((doc) => doc.toJS() as { kind?: string; metadata?: { name?: string } } | null)
       .find((doc) => doc?.kind === 'CustomResourceDefinition' && doc.metadata?.name === 'sandboxes.agents.x-k8s.io');
   }

@@ -7,6 +7,7 @@
 import { expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
+import { upstreamManifests } from '../../manifests/test-support.ts';
 import type { StatusCause } from '../errors.ts';
 import { applyDefaults } from './defaults.ts';
 import { prune } from './prune.ts';
@@ -18,9 +19,11 @@ interface Crd {
   spec?: { versions: Array<{ name: string; schema: { openAPIV3Schema: JSONSchemaProps } }> };
 }
 
+const upstream = upstreamManifests('v0.4.6', 'v0.5.0');
+test.skip(!!upstream.missing, upstream.missing);
+
 function sandboxSchema(release: 'v0.4.6' | 'v0.5.0', version: 'v1alpha1' | 'v1beta1'): JSONSchemaProps {
-  const file = new URL(`../../../../shared/upstream/agent-sandbox/${release}/manifest.yaml`, import.meta.url);
-  for (const doc of parseAllDocuments(readFileSync(file, 'utf8'))) {
+  for (const doc of parseAllDocuments(readFileSync(upstream.paths[release], 'utf8'))) {
     const crd = doc.toJS() as Crd | null;
     if (crd?.kind !== 'CustomResourceDefinition' || crd.metadata?.name !== 'sandboxes.agents.x-k8s.io') continue;
     const served = crd.spec!.versions.find((v) => v.name === version);
@@ -29,9 +32,10 @@ function sandboxSchema(release: 'v0.4.6' | 'v0.5.0', version: 'v1alpha1' | 'v1be
   throw new Error(`no ${version} sandboxes.agents.x-k8s.io in ${release}`);
 }
 
-const v1alpha1 = sandboxSchema('v0.4.6', 'v1alpha1');
-const v1alpha1Deprecated = sandboxSchema('v0.5.0', 'v1alpha1');
-const v1beta1 = sandboxSchema('v0.5.0', 'v1beta1');
+// Read only when the files are here (a skipped file still has its tests declared).
+const v1alpha1 = upstream.missing ? {} : sandboxSchema('v0.4.6', 'v1alpha1');
+const v1alpha1Deprecated = upstream.missing ? {} : sandboxSchema('v0.5.0', 'v1alpha1');
+const v1beta1 = upstream.missing ? {} : sandboxSchema('v0.5.0', 'v1beta1');
 
 function sandbox(apiVersion: string, spec: Record<string, unknown>): Record<string, unknown> {
   return { apiVersion, kind: 'Sandbox', metadata: { name: 'my-sandbox', namespace: 'default' }, spec };
