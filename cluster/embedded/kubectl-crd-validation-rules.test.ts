@@ -1,13 +1,13 @@
 import { expect, test } from '@playwright/test';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { parseAllDocuments, stringify } from 'yaml';
+import { upstreamManifests } from '../manifests/test-support.ts';
 import { KubectlFixture } from './kubectl-fixture.ts';
 
 /**
  * CRD `x-kubernetes-validations` (CEL) with real kubectl: the transition rule Agent Sandbox
  * v0.5.3+ puts on `spec` to make `volumeClaimTemplates` immutable, in a CRD of the test's own and
- * in the real v0.5.4 CRD (from AGENT_SANDBOX_MANIFESTS), and a CRD refused for a rule that does
+ * in the real v0.5.4 CRD (from the manifest resolver), and a CRD refused for a rule that does
  * not compile.
  */
 
@@ -88,12 +88,11 @@ test('a CRD whose rule does not compile is refused', async () => {
   );
 });
 
-/** The real Agent Sandbox CRD of a release from AGENT_SANDBOX_MANIFESTS (v0.5.2+ name the asset sandbox.yaml). */
-function upstreamSandboxCrd(release: string): string | undefined {
-  const dir = process.env.AGENT_SANDBOX_MANIFESTS;
-  if (!dir) return undefined;
-  const file = ['manifest.yaml', 'sandbox.yaml'].map((f) => join(dir, release, f)).find((f) => existsSync(f));
-  if (!file) throw new Error(`AGENT_SANDBOX_MANIFESTS=${dir} has no ${release}/manifest.yaml or ${release}/sandbox.yaml`);
+const upstream = upstreamManifests('v0.5.4');
+
+/** The real Agent Sandbox CRD of the v0.5.4 release (through the manifest resolver). */
+function upstreamSandboxCrd(): string {
+  const file = upstream.paths['v0.5.4'];
   const crd = parseAllDocuments(readFileSync(file, 'utf8'))
     .map((d) => d.toJS() as { kind?: string; metadata?: { name?: string } } | null)
     .find((d) => d?.kind === 'CustomResourceDefinition' && d.metadata?.name === 'sandboxes.agents.x-k8s.io');
@@ -102,10 +101,10 @@ function upstreamSandboxCrd(release: string): string | undefined {
 }
 
 test('the real v0.5.4 Sandbox CRD: its volumeClaimTemplates rule holds', async ({}, testInfo) => {
-  const crd = upstreamSandboxCrd('v0.5.4');
-  test.skip(!crd, 'set AGENT_SANDBOX_MANIFESTS to a folder with v0.5.4/sandbox.yaml (the Agent Sandbox release manifests) to run this against the real CRD');
+  test.skip(!!upstream.missing, upstream.missing);
+  const crd = upstreamSandboxCrd();
   const ns = await k.namespace(testInfo);
-  await k.ok(['apply', '--server-side', '-f', '-'], { input: crd! });
+  await k.ok(['apply', '--server-side', '-f', '-'], { input: crd });
   await k.ok(['wait', '--for=condition=Established', 'crd/sandboxes.agents.x-k8s.io', '--timeout=30s']);
   const real = (claims: string[]) =>
     `apiVersion: agents.x-k8s.io/v1beta1\nkind: Sandbox\nmetadata: {name: sb}\nspec:\n  podTemplate:\n    spec:\n      containers: [{name: main, image: busybox}]\n  volumeClaimTemplates:${claims
