@@ -98,11 +98,11 @@ export class KubectlFixture {
     return this.ok(['-n', namespace, 'apply', '-f', '-'], { input: manifest });
   }
 
-  /** A namespace of the test's own, created from a manifest (`kubectl create namespace` sends protobuf). */
+  /** A namespace of the test's own (`kubectl create namespace`, a protobuf body). */
   async namespace(testInfo: TestInfo): Promise<string> {
     const slug = testInfo.title.toLowerCase().replace(/[^a-z0-9]+/g, '-');
     const name = `t${++this.namespaces}-${slug}`.slice(0, 50).replace(/-+$/, '');
-    expect(await this.ok(['apply', '-f', '-'], { input: `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${name}\n` })).toBe(`namespace/${name} created`);
+    expect(await this.ok(['create', 'namespace', name])).toBe(`namespace/${name} created`);
     return name;
   }
 

@@ -11,6 +11,7 @@ import { decodeObject, decodePatch, readBody } from './body.ts';
 import { aggregatedContentType, aggregatedDiscovery, aggregatedVersion, coreVersions, groupList, resourceList } from './discovery.ts';
 import { isWebSocketUpgrade, parseExecQuery, rejectUpgrade, serveExecOverWebSocket } from './exec-stream.ts';
 import type { FaultInjector, RequestAttributes } from './faults.ts';
+import { assertJsonAcceptable } from './negotiation.ts';
 import type { NodeBackend } from './node-backend.ts';
 import { groupVersionDocument, openApiIndex } from './openapi.ts';
 import { parseResourcePath, queryFlag, queryInt, type ResourceRequest } from './request-info.ts';
@@ -147,6 +148,7 @@ export class ApiServer {
     if (!found) throw errors.noRoute();
     const { type, version } = found;
     if (request.namespace && !type.namespaced) throw errors.noRoute();
+    assertJsonAcceptable(req.headers.accept);
     const target: Target = { type, version, namespace: type.namespaced ? request.namespace : undefined };
     if (version.deprecationWarning) warnings.push(version.deprecationWarning);
     const sub = request.subresource;

@@ -17,6 +17,8 @@ interface Declaration {
   scale?: ScaleSubresource;
   extraSubresources?: string[];
   strategy?: ResourceStrategy;
+  /** metadata.generation kept, as kube-apiserver 1.32 does for this kind (see ResourceType.generation). */
+  generation?: boolean;
 }
 
 function builtin(d: Declaration): ResourceType {
@@ -31,6 +33,7 @@ function builtin(d: Declaration): ResourceType {
     categories: d.categories ?? [],
     versions: [{ name: d.version, served: true, storage: true, status: d.status ?? false, scale: d.scale }],
     builtin: true,
+    generation: d.generation ?? false,
     extraSubresources: d.extraSubresources ?? [],
     strategy: d.strategy ?? {},
   };
@@ -50,15 +53,21 @@ export function builtinTypes(addressOctet: number): ResourceType[] {
     builtin({ group: '', version: 'v1', plural: 'persistentvolumeclaims', kind: 'PersistentVolumeClaim', namespaced: true, shortNames: ['pvc'], status: true }),
     builtin({ group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true, shortNames: ['ev'] }),
     builtin({ group: '', version: 'v1', plural: 'nodes', kind: 'Node', namespaced: false, shortNames: ['no'], status: true }),
-    builtin({ group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment', namespaced: true, shortNames: ['deploy'], categories: ['all'], status: true, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } }),
+    builtin({ group: '', version: 'v1', plural: 'resourcequotas', kind: 'ResourceQuota', namespaced: true, shortNames: ['quota'], status: true }),
+    builtin({ group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment', namespaced: true, shortNames: ['deploy'], categories: ['all'], status: true, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' }, generation: true }),
+    builtin({ group: 'batch', version: 'v1', plural: 'jobs', kind: 'Job', namespaced: true, categories: ['all'], status: true, generation: true }),
+    builtin({ group: 'batch', version: 'v1', plural: 'cronjobs', kind: 'CronJob', namespaced: true, shortNames: ['cj'], categories: ['all'], status: true, generation: true }),
+    builtin({ group: 'policy', version: 'v1', plural: 'poddisruptionbudgets', kind: 'PodDisruptionBudget', namespaced: true, shortNames: ['pdb'], status: true, generation: true }),
+    builtin({ group: 'scheduling.k8s.io', version: 'v1', plural: 'priorityclasses', kind: 'PriorityClass', namespaced: false, shortNames: ['pc'] }),
+    builtin({ group: 'networking.k8s.io', version: 'v1', plural: 'ingresses', kind: 'Ingress', namespaced: true, shortNames: ['ing'], status: true, generation: true }),
     builtin({ group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'roles', kind: 'Role', namespaced: true }),
     builtin({ group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'rolebindings', kind: 'RoleBinding', namespaced: true }),
     builtin({ group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'clusterroles', kind: 'ClusterRole', namespaced: false }),
     builtin({ group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'clusterrolebindings', kind: 'ClusterRoleBinding', namespaced: false }),
-    builtin({ group: 'networking.k8s.io', version: 'v1', plural: 'networkpolicies', kind: 'NetworkPolicy', namespaced: true, shortNames: ['netpol'] }),
+    builtin({ group: 'networking.k8s.io', version: 'v1', plural: 'networkpolicies', kind: 'NetworkPolicy', namespaced: true, shortNames: ['netpol'], generation: true }),
     builtin({ group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease', namespaced: true }),
     builtin({ group: 'events.k8s.io', version: 'v1', plural: 'events', kind: 'Event', namespaced: true, shortNames: ['ev'] }),
-    builtin({ group: 'discovery.k8s.io', version: 'v1', plural: 'endpointslices', kind: 'EndpointSlice', namespaced: true }),
-    builtin({ group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false, shortNames: ['crd', 'crds'], status: true, strategy: crdStrategy }),
+    builtin({ group: 'discovery.k8s.io', version: 'v1', plural: 'endpointslices', kind: 'EndpointSlice', namespaced: true, generation: true }),
+    builtin({ group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false, shortNames: ['crd', 'crds'], status: true, strategy: crdStrategy, generation: true }),
   ];
 }

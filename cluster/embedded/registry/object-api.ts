@@ -230,11 +230,9 @@ export class ObjectApi {
     if (this.store.get(this.key(target), stored.metadata.namespace, meta.name)) {
       throw errors.alreadyExists(type.group, type.plural, meta.name);
     }
-    Object.assign(stored.metadata, {
-      uid: randomUUID(),
-      creationTimestamp: now(),
-      generation: 1,
-    });
+    Object.assign(stored.metadata, { uid: randomUUID(), creationTimestamp: now() });
+    if (type.generation) stored.metadata.generation = 1;
+    else delete stored.metadata.generation;
     delete stored.metadata.deletionTimestamp;
     delete stored.metadata.deletionGracePeriodSeconds;
     this.recordManager(stored, options, target, 'Update');
@@ -510,7 +508,7 @@ export class ObjectApi {
     const causeList = type.strategy.validateUpdate?.(next, current) ?? [];
     if (causeList.length) throw errors.invalid(type.kind, type.group, current.metadata.name!, causeList);
 
-    if (!isDeepStrictEqual(specOf(next), specOf(current))) meta.generation = (current.metadata.generation ?? 1) + 1;
+    if (type.generation && !isDeepStrictEqual(specOf(next), specOf(current))) meta.generation = (current.metadata.generation ?? 1) + 1;
     this.recordManager(next, options, target, operation);
     const unchanged = isDeepStrictEqual(withoutVolatile(next), withoutVolatile(current));
     if (unchanged) return { object: this.present(target, current), warnings, created: false };

@@ -72,6 +72,11 @@ export interface ResourceType {
   versions: ResourceVersion[];
   /** Built-in kinds accept strategic merge patch; custom resources are refused it with 415, as on a real server. */
   builtin: boolean;
+  /**
+   * Whether the server keeps metadata.generation (set to 1, bumped on spec changes): custom resources,
+   * CRDs and the workload kinds whose controllers report observedGeneration; not ConfigMap, Pod, ...
+   */
+  generation: boolean;
   /** Extra subresources besides status/scale, e.g. pods: log, exec, binding, eviction. */
   extraSubresources: string[];
   strategy: ResourceStrategy;
