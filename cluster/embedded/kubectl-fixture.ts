@@ -113,6 +113,13 @@ export class KubectlFixture {
     return path;
   }
 
+  /** A kubeconfig acting as a ServiceAccount (a TokenRequest token), written beside the cluster's own. */
+  async serviceAccountKubeconfig(namespace: string, name: string): Promise<string> {
+    const path = join(this.dir, `sa-${namespace}-${name}.kubeconfig`);
+    await writeFile(path, this.cluster.kubeconfigForServiceAccount(namespace, name), { mode: 0o600 });
+    return path;
+  }
+
   /**
    * Counts watch requests on `resource` in `namespace` (with a no-op fault) so a test can make its
    * change only once a waiting kubectl is really watching. `opened()` resolves at the first one.

@@ -544,7 +544,8 @@ export class ObjectApi {
     if (causeList.length) throw errors.invalid(type.kind, type.group, object.metadata.name ?? '', causeList);
   }
 
-  private checkBody(target: Target, body: unknown, urlName?: string): KubeObject {
+  /** A request body as an object of the target's kind: apiVersion, kind, name and namespace checked and set. */
+  checkBody(target: Target, body: unknown, urlName?: string): KubeObject {
     const { type, version } = target;
     if (!isPlainObject(body)) throw errors.badRequest('the body of the request must be a JSON or YAML object');
     const object = clone(body) as KubeObject;
@@ -597,6 +598,7 @@ export class ObjectApi {
 
   private nameRule(type: ResourceType): NameRule {
     if (type.group === '' && type.plural === 'services') return 'dns1035';
+    if (type.group === 'rbac.authorization.k8s.io') return 'path-segment';
     return type.group === '' && type.plural === 'namespaces' ? 'label' : 'subdomain';
   }
 

@@ -77,6 +77,8 @@ export interface ResourceType {
    * CRDs and the workload kinds whose controllers report observedGeneration; not ConfigMap, Pod, ...
    */
   generation: boolean;
+  /** Verbs the resource takes, when not all of them (create-only review resources); absent = all. */
+  verbs?: string[];
   /** Extra subresources besides status/scale, e.g. pods: log, exec, binding, eviction. */
   extraSubresources: string[];
   strategy: ResourceStrategy;

@@ -32,6 +32,7 @@ const PROTOBUF_KINDS = new Set([
   'networking.k8s.io/v1/Ingress',
   'authentication.k8s.io/v1/TokenRequest',
   'authentication.k8s.io/v1/TokenReview',
+  'authentication.k8s.io/v1/SelfSubjectReview',
   'authorization.k8s.io/v1/SelfSubjectAccessReview',
   'authorization.k8s.io/v1/SelfSubjectRulesReview',
   'authorization.k8s.io/v1/SubjectAccessReview',

@@ -58,6 +58,8 @@ export const GROUP_MESSAGES: MessageTable = {
   // authentication.k8s.io/v1
   TokenRequest: 'metadata=1:ObjectMeta spec=2:TokenRequestSpec status=3:TokenRequestStatus',
   TokenReview: 'metadata=1:ObjectMeta spec=2:TokenReviewSpec status=3:TokenReviewStatus',
+  SelfSubjectReview: 'metadata=1:ObjectMeta status=2:SelfSubjectReviewStatus',
+  SelfSubjectReviewStatus: 'userInfo=1:UserInfo',
   TokenRequestSpec: 'audiences=1[] expirationSeconds=4:int64! boundObjectRef=3:BoundObjectReference',
   TokenRequestStatus: 'token=1! expirationTimestamp=2:Time',
   TokenReviewSpec: 'token=1 audiences=2[]',
