@@ -5,6 +5,7 @@ import { podStrategy } from './builtin/pods.ts';
 import { ClusterIpAllocator, serviceStrategy } from './builtin/services.ts';
 import { crdStrategy } from './builtin/crds.ts';
 import { bindingStrategy, roleStrategy } from './builtin/rbac.ts';
+import { deploymentTable, eventTable, nodeTable } from './builtin/printing.ts';
 
 interface Declaration {
   group: string;
@@ -55,10 +56,10 @@ export function builtinTypes(addressOctet: number): ResourceType[] {
     builtin({ group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true, shortNames: ['cm'], strategy: configMapStrategy }),
     builtin({ group: '', version: 'v1', plural: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true, shortNames: ['sa'], extraSubresources: ['token'] }),
     builtin({ group: '', version: 'v1', plural: 'persistentvolumeclaims', kind: 'PersistentVolumeClaim', namespaced: true, shortNames: ['pvc'], status: true }),
-    builtin({ group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true, shortNames: ['ev'] }),
-    builtin({ group: '', version: 'v1', plural: 'nodes', kind: 'Node', namespaced: false, shortNames: ['no'], status: true }),
+    builtin({ group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true, shortNames: ['ev'], strategy: { table: eventTable } }),
+    builtin({ group: '', version: 'v1', plural: 'nodes', kind: 'Node', namespaced: false, shortNames: ['no'], status: true, strategy: { table: nodeTable } }),
     builtin({ group: '', version: 'v1', plural: 'resourcequotas', kind: 'ResourceQuota', namespaced: true, shortNames: ['quota'], status: true }),
-    builtin({ group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment', namespaced: true, shortNames: ['deploy'], categories: ['all'], status: true, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' }, generation: true }),
+    builtin({ group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment', namespaced: true, shortNames: ['deploy'], categories: ['all'], status: true, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' }, generation: true, strategy: { table: deploymentTable } }),
     builtin({ group: 'batch', version: 'v1', plural: 'jobs', kind: 'Job', namespaced: true, categories: ['all'], status: true, generation: true }),
     builtin({ group: 'batch', version: 'v1', plural: 'cronjobs', kind: 'CronJob', namespaced: true, shortNames: ['cj'], categories: ['all'], status: true, generation: true }),
     builtin({ group: 'policy', version: 'v1', plural: 'poddisruptionbudgets', kind: 'PodDisruptionBudget', namespaced: true, shortNames: ['pdb'], status: true, generation: true }),
@@ -75,7 +76,7 @@ export function builtinTypes(addressOctet: number): ResourceType[] {
     builtin({ group: 'authentication.k8s.io', version: 'v1', plural: 'selfsubjectreviews', kind: 'SelfSubjectReview', namespaced: false, verbs: ['create'] }),
     builtin({ group: 'networking.k8s.io', version: 'v1', plural: 'networkpolicies', kind: 'NetworkPolicy', namespaced: true, shortNames: ['netpol'], generation: true }),
     builtin({ group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease', namespaced: true }),
-    builtin({ group: 'events.k8s.io', version: 'v1', plural: 'events', kind: 'Event', namespaced: true, shortNames: ['ev'] }),
+    builtin({ group: 'events.k8s.io', version: 'v1', plural: 'events', kind: 'Event', namespaced: true, shortNames: ['ev'], strategy: { table: eventTable } }),
     builtin({ group: 'discovery.k8s.io', version: 'v1', plural: 'endpointslices', kind: 'EndpointSlice', namespaced: true, generation: true }),
     builtin({ group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false, shortNames: ['crd', 'crds'], status: true, strategy: crdStrategy, generation: true }),
   ];

@@ -55,8 +55,11 @@ export interface ResourceStrategy {
   markDeleting?(object: KubeObject): void;
   /** True while the object must outlive a deletion with no finalizers left (Namespace spec.finalizers). */
   holdsDeletion?(object: KubeObject): boolean;
-  /** Table cells for `kubectl get` (Name and Age are added by the server). */
-  table?: { columns: PrinterColumn[]; cells(object: KubeObject): unknown[] };
+  /**
+   * Table cells for `kubectl get`. Name and Age are added around the columns unless `complete`: then
+   * the columns are the whole row in order, Name and Age included where the kind has them (Events).
+   */
+  table?: { columns: PrinterColumn[]; cells(object: KubeObject): unknown[]; complete?: boolean };
 }
 
 /** A resource the server serves: built-in or CRD-backed. */
