@@ -25,6 +25,8 @@ export interface RunOptions {
   input?: string;
   /** Another kubeconfig file than the cluster's own. */
   kubeconfig?: string;
+  /** Extra environment (e.g. KUBECTL_REMOTE_COMMAND_WEBSOCKETS). */
+  env?: Record<string, string>;
 }
 
 export class KubectlFixture {
@@ -62,7 +64,7 @@ export class KubectlFixture {
   /** Starts kubectl and leaves it running (`get -w`, `wait`); it is killed at the end of the file at the latest. */
   spawn(args: string[], options: RunOptions = {}): ResultPromise {
     const child = execa(KUBECTL, ['--cache-dir', join(this.dir, 'cache'), ...args], {
-      env: { KUBECONFIG: options.kubeconfig ?? this.kubeconfigPath },
+      env: { ...options.env, KUBECONFIG: options.kubeconfig ?? this.kubeconfigPath },
       input: options.input,
       reject: false,
       // A safety net against a hung kubectl, not an assertion: waits use kubectl's own --timeout.
