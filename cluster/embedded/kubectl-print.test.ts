@@ -78,3 +78,18 @@ spec:
   ]);
   expect(tableRows(await k.ok(['-n', ns, 'get', `gadgets.${group}`, '-o', 'wide']))[0]).toEqual(['NAME', 'SIZE', 'AGE', 'COLOR']);
 });
+
+test('kubectl explain reaches nested fields of the built-in kinds', async () => {
+  const containers = await k.ok(['explain', 'pod.spec.containers']);
+  expect(containers).toMatch(/^KIND:\s+Pod\nVERSION:\s+v1\n\nFIELD: containers <\[\]Container>/);
+  expect(containers).toContain('The containers of the Pod.');
+  for (const field of ['image\t<string>', 'ports\t<[]ContainerPort>', 'env\t<[]EnvVar>', 'resources\t<ResourceRequirements>']) expect(containers).toContain(field);
+  expect(await k.ok(['explain', 'deployment.spec.template.spec.containers.ports.containerPort'])).toContain('FIELD: containerPort <integer>');
+  expect(await k.ok(['explain', 'node.status.nodeInfo.kubeletVersion'])).toContain('FIELD: kubeletVersion <string>');
+  expect(await k.ok(['explain', 'event.involvedObject'])).toContain('FIELD: involvedObject <ObjectReference>');
+  expect(await k.ok(['explain', 'configmap.data'])).toContain('FIELD: data <map[string]string>');
+  expect(await k.ok(['explain', 'secret.data'])).toContain('FIELD: data <map[string]string>');
+  expect(await k.ok(['explain', 'service.spec.ports.targetPort'])).toContain('FIELD: targetPort <IntOrString>');
+  expect(await k.ok(['explain', 'namespace.status.phase'])).toContain('FIELD: phase <string>');
+  expect(await k.fails(['explain', 'pod.spec.nope'])).toContain('field "nope" does not exist');
+});

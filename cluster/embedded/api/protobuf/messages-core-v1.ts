@@ -3,7 +3,8 @@ import type { MessageTable } from './message-table.ts';
 /**
  * core/v1 messages as the wire carries them (k8s.io/api v0.32, the reported server version), in the
  * notation of message-table.ts: `jsonName=fieldNumber[:type][[]][!|^]`. Includes every message a Pod
- * spec reaches, so a Pod, Deployment or Job decodes without silently losing a field.
+ * spec reaches, so a Pod, Deployment or Job decodes without silently losing a field; also Event and Node,
+ * which the OpenAPI documents describe from these same tables.
  */
 export const CORE_V1: MessageTable = {
   Namespace: 'metadata=1:ObjectMeta spec=2:NamespaceSpec status=3:NamespaceStatus',
@@ -147,4 +148,24 @@ export const CORE_V1: MessageTable = {
   NodeSelectorRequirement: 'key=1! operator=2! values=3[]',
   VolumeResourceRequirements: 'limits=1:map<string,Quantity> requests=2:map<string,Quantity>',
   TypedObjectReference: 'apiGroup=1! kind=2! name=3! namespace=4!',
+  Event: 'metadata=1:ObjectMeta involvedObject=2:ObjectReference reason=3 message=4 source=5:EventSource firstTimestamp=6:Time lastTimestamp=7:Time count=8:int32 type=9 eventTime=10:MicroTime series=11:EventSeries action=12 related=13:ObjectReference reportingComponent=14! reportingInstance=15!',
+  EventSource: 'component=1 host=2',
+  EventSeries: 'count=1:int32 lastObservedTime=2:MicroTime',
+  Node: 'metadata=1:ObjectMeta spec=2:NodeSpec status=3:NodeStatus',
+  NodeSpec: 'podCIDR=1 podCIDRs=7[] providerID=3 unschedulable=4:bool taints=5:Taint[] configSource=6:NodeConfigSource externalID=2',
+  NodeStatus: 'capacity=1:map<string,Quantity> allocatable=2:map<string,Quantity> phase=3 conditions=4:NodeCondition[] addresses=5:NodeAddress[] daemonEndpoints=6:NodeDaemonEndpoints nodeInfo=7:NodeSystemInfo images=8:ContainerImage[] volumesInUse=9[] volumesAttached=10:AttachedVolume[] config=11:NodeConfigStatus runtimeHandlers=12:NodeRuntimeHandler[] features=13:NodeFeatures',
+  Taint: 'key=1! value=2 effect=3! timeAdded=4:Time',
+  NodeConfigSource: 'configMap=2:ConfigMapNodeConfigSource',
+  NodeCondition: 'type=1! status=2! lastHeartbeatTime=3:Time lastTransitionTime=4:Time reason=5 message=6',
+  NodeAddress: 'type=1! address=2!',
+  NodeDaemonEndpoints: 'kubeletEndpoint=1:DaemonEndpoint',
+  NodeSystemInfo: 'machineID=1! systemUUID=2! bootID=3! kernelVersion=4! osImage=5! containerRuntimeVersion=6! kubeletVersion=7! kubeProxyVersion=8! operatingSystem=9! architecture=10!',
+  ContainerImage: 'names=1[] sizeBytes=2:int64',
+  AttachedVolume: 'name=1! devicePath=2!',
+  NodeConfigStatus: 'assigned=1:NodeConfigSource active=2:NodeConfigSource lastKnownGood=3:NodeConfigSource error=4',
+  NodeRuntimeHandler: 'name=1! features=2:NodeRuntimeHandlerFeatures',
+  NodeFeatures: 'supplementalGroupsPolicy=1:bool!',
+  ConfigMapNodeConfigSource: 'namespace=1! name=2! uid=3 resourceVersion=4 kubeletConfigKey=5!',
+  DaemonEndpoint: 'Port=1:int32!',
+  NodeRuntimeHandlerFeatures: 'recursiveReadOnlyMounts=1:bool! userNamespaces=2:bool!',
 };

@@ -8,6 +8,7 @@ import type { MessageTable } from './message-table.ts';
 export const META_MESSAGES: MessageTable = {
   ObjectMeta: 'name=1 generateName=2 namespace=3 selfLink=4 uid=5 resourceVersion=6 generation=7:int64 creationTimestamp=8:Time deletionTimestamp=9:Time deletionGracePeriodSeconds=10:int64! labels=11:map<string,string> annotations=12:map<string,string> ownerReferences=13:OwnerReference[] finalizers=14[] managedFields=17:ManagedFieldsEntry[]',
   Time: 'seconds=1:int64 nanos=2:int32',
+  MicroTime: 'seconds=1:int64 nanos=2:int32',
   OwnerReference: 'apiVersion=5! kind=1! name=3! uid=4! controller=6:bool! blockOwnerDeletion=7:bool!',
   ManagedFieldsEntry: 'manager=1 operation=2 apiVersion=3 time=4:Time fieldsType=6 fieldsV1=7:FieldsV1 subresource=8',
   Condition: 'type=1! status=2! observedGeneration=3:int64 lastTransitionTime=4:Time reason=5! message=6!',

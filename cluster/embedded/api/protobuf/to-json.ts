@@ -61,6 +61,13 @@ function convertValue(schema: MessageSchema, type: string, raw: unknown, keepZer
       if (s === 0 && !nanos) return undefined;
       return new Date(s * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
     }
+    case 'MicroTime': {
+      const { seconds, nanos } = raw as { seconds?: unknown; nanos?: number };
+      const s = longToNumber(seconds ?? 0);
+      if (s === 0 && !nanos) return undefined;
+      const micros = String(Math.floor((nanos ?? 0) / 1000)).padStart(6, '0');
+      return new Date(s * 1000).toISOString().replace(/\.\d{3}Z$/, `.${micros}Z`);
+    }
     case 'Quantity':
       return (raw as { string?: string }).string ?? '0';
     case 'IntOrString': {
