@@ -12,7 +12,7 @@ import { validateAgainstSchema } from '../schema/structural-schema.ts';
 import type { ObjectStore, StoreEvent, WatchEventType } from '../store/object-store.ts';
 import { commonFieldSelectors, fieldSelectorsByResource, parseFieldSelector, parseLabelSelector } from '../store/selectors.ts';
 import { clone, isPlainObject, type KubeObject } from '../types.ts';
-import { fieldSet } from './managed-fields.ts';
+import { recordApply, recordUpdate, type Writer } from './server-side-apply.ts';
 import { generateName, validateName, type NameRule } from './names.ts';
 import type { ResourceRegistry } from './resource-registry.ts';
 import { apiVersionOf, resourceKey, storageVersion, type ResourceType, type ResourceVersion } from './resource-type.ts';
@@ -205,6 +205,11 @@ export class ObjectApi {
   // ---- writes ----
 
   create(target: Target, body: unknown, options: WriteOptions = {}): WriteResult {
+    return this.createAs(target, body, options, 'Update');
+  }
+
+  /** `operation` Apply: the create of a server-side apply, whose manager owns what it applied. */
+  private createAs(target: Target, body: unknown, options: WriteOptions, operation: 'Update' | 'Apply'): WriteResult {
     const { type } = target;
     const object = this.checkBody(target, body);
     const warnings: string[] = [];
@@ -235,7 +240,9 @@ export class ObjectApi {
     else delete stored.metadata.generation;
     delete stored.metadata.deletionTimestamp;
     delete stored.metadata.deletionGracePeriodSeconds;
-    this.recordManager(stored, options, target, 'Update');
+    delete stored.metadata.managedFields;
+    if (operation === 'Apply') recordApply(undefined, stored, body, { ...this.writer(target, options), manager: options.fieldManager!, force: !!options.force });
+    else recordUpdate(undefined, stored, this.writer(target, options));
     if (options.dryRun) return { object: this.present(target, stored), warnings, created: true };
     return { object: this.present(target, this.store.create(this.key(target), stored)), warnings, created: true };
   }
@@ -267,13 +274,13 @@ export class ObjectApi {
       const applied = typeof patchBody === 'string' ? parseApplyBody(patchBody) : patchBody;
       if (!current) {
         if (options.subresource) throw errors.notFound(type.group, type.plural, name);
-        const result = this.create(target, applied, options);
-        return { ...result, object: result.object };
+        return this.createAs(target, applied, options, 'Apply');
       }
       const live = this.present(target, current);
-      const merged = type.builtin
-        ? strategicMergePatch(live, applied, coreMergeKeys)
-        : jsonMergePatch(live, applied);
+      const merged = type.builtin ? strategicMergePatch(live, applied, coreMergeKeys) : jsonMergePatch(live, applied);
+      if (isPlainObject(merged) && isPlainObject(merged.metadata)) {
+        recordApply(live, merged as KubeObject, applied, { ...this.writer(target, options), manager: options.fieldManager, force: !!options.force });
+      }
       return this.applyPatched(target, current, merged, { ...options }, 'Apply');
     }
     if (!current) throw errors.notFound(type.group, type.plural, name);
@@ -485,6 +492,11 @@ export class ObjectApi {
         else next.status = clone(current.status);
       }
     }
+    // An Apply's ownership comes with the merged object, whatever part of it the subresource keeps.
+    if (operation === 'Apply') {
+      if (incoming.metadata.managedFields) next.metadata.managedFields = incoming.metadata.managedFields;
+      else delete next.metadata.managedFields;
+    }
     // Fields the client cannot change through a write.
     const meta = next.metadata;
     for (const field of ['name', 'namespace', 'uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation'] as const) {
@@ -509,8 +521,9 @@ export class ObjectApi {
     if (causeList.length) throw errors.invalid(type.kind, type.group, current.metadata.name!, causeList);
 
     if (type.generation && !isDeepStrictEqual(specOf(next), specOf(current))) meta.generation = (current.metadata.generation ?? 1) + 1;
-    this.recordManager(next, options, target, operation);
-    const unchanged = isDeepStrictEqual(withoutVolatile(next), withoutVolatile(current));
+    // An Apply's ownership was settled on the merged object (recordApply); an Update's is settled here.
+    if (operation === 'Update') recordUpdate(current, next, this.writer(target, options));
+    const unchanged = isDeepStrictEqual(withoutVolatile(next), withoutVolatile(current)) && isDeepStrictEqual(ownership(next), ownership(current));
     if (unchanged) return { object: this.present(target, current), warnings, created: false };
     if (options.dryRun) return { object: this.present(target, next), warnings, created: false };
 
@@ -643,22 +656,16 @@ export class ObjectApi {
     return { ...object, apiVersion: wanted };
   }
 
-  private recordManager(object: KubeObject, options: WriteOptions, target: Target, operation: 'Update' | 'Apply'): void {
-    if (!options.fieldManager) return;
-    const entries = (object.metadata.managedFields ?? []) as { manager?: string; operation?: string; subresource?: string }[];
-    // One entry per manager, operation and subresource, as kube-apiserver keeps them.
-    const others = entries.filter((e) => !(e.manager === options.fieldManager && e.operation === operation && (e.subresource ?? '') === (options.subresource ?? '')));
-    const entry: Record<string, unknown> = {
+  /** Who writes, for field ownership: the manager, the request's version and subresource, the list keys. */
+  private writer(target: Target, options: WriteOptions): Writer {
+    return {
       manager: options.fieldManager,
-      operation,
       apiVersion: apiVersionOf(target.type.group, target.version.name),
-      time: now(),
-      fieldsType: 'FieldsV1',
-      fieldsV1: fieldSet(options.subresource === 'status' ? { status: object.status } : { ...object, status: undefined }),
+      subresource: options.subresource ?? '',
+      keys: target.type.builtin ? coreMergeKeys : () => undefined,
     };
-    if (options.subresource) entry.subresource = options.subresource;
-    object.metadata.managedFields = [...others, entry];
   }
+
 }
 
 function uidPreconditionFailed(type: ResourceType, name: string, expected: string | undefined, actual: string | undefined): ApiError {
@@ -669,6 +676,11 @@ function uidPreconditionFailed(type: ResourceType, name: string, expected: strin
 function specOf(object: KubeObject): unknown {
   const { metadata: _m, status: _s, ...rest } = object;
   return rest;
+}
+
+/** managedFields without their times: what decides whether ownership changed. */
+function ownership(object: KubeObject): unknown {
+  return ((object.metadata.managedFields ?? []) as { time?: string }[]).map(({ time: _t, ...entry }) => entry);
 }
 
 function withoutVolatile(object: KubeObject): unknown {
