@@ -90,7 +90,7 @@ export class ApiServer {
       const user = this.access.authenticate(req.headers.authorization);
       const request = parseResourcePath(url.pathname, (g, v, segment) => !!this.api.registry.lookup(g, v, segment));
       // Discovery, OpenAPI, version and the admin endpoint are non-resource paths, authorized as such.
-      if (!request) this.access.authorize(user, nonResourceAttributes(req.method, url.pathname));
+      if (!request) this.access.authorize(user, () => nonResourceAttributes(req.method, url.pathname));
       if (url.pathname.startsWith(ADMIN_PREFIX)) return await this.handleAdmin(req, res, url);
       if (this.handleMetadata(req, res, url)) return;
       if (!request) throw errors.noRoute();
@@ -169,7 +169,7 @@ export class ApiServer {
     const verb = verbOf(req.method ?? 'GET', !!request.name, watch);
     if (REVIEW_RESOURCES.has(resourceKey(type.group, type.plural)) && verb !== 'create') throw errors.methodNotAllowed(req.method ?? '');
     const attributes: RequestAttributes = { verb, group: type.group, plural: type.plural, subresource: sub, namespace: request.namespace, name: request.name };
-    this.access.authorize(user, authorizationAttributes(attributes, url));
+    this.access.authorize(user, () => authorizationAttributes(attributes, url));
     const fault = this.faults.take(attributes);
     if (fault.latencyMs > 0) await new Promise((r) => setTimeout(r, fault.latencyMs));
     if (fault.error) throw fault.error;
@@ -326,7 +326,7 @@ export class ApiServer {
         throw errors.noRoute();
       }
       const attributes: RequestAttributes = { verb: 'create', group: '', plural: 'pods', subresource: request.subresource, namespace: request.namespace, name: request.name };
-      this.access.authorize(user, authorizationAttributes(attributes, url));
+      this.access.authorize(user, () => authorizationAttributes(attributes, url));
       const fault = this.faults.take(attributes);
       if (fault.error) throw fault.error;
       const target = this.api.target('v1', 'pods', request.namespace);

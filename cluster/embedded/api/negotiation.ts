@@ -6,7 +6,7 @@ import { ApiError } from '../errors.ts';
  * that accepts protobuf and nothing else gets 406, as kube-apiserver answers an Accept it cannot meet.
  */
 export function assertJsonAcceptable(accept: string | undefined): void {
-  if (!accept) return;
+  if (!accept || !accept.includes('protobuf')) return;
   const types = accept.split(',').map((part) => part.split(';')[0].trim().toLowerCase()).filter(Boolean);
   const json = types.some((t) => t === 'application/json' || t === '*/*' || t === 'application/*' || t === 'application/yaml' || t === 'text/plain');
   if (!json && types.every((t) => t.startsWith('application/vnd.kubernetes.protobuf'))) {

@@ -42,11 +42,12 @@ export class AccessControl {
     return this.rbac.authorize(user, attributes);
   }
 
-  /** Throws 403 Forbidden unless the user may do this. */
-  authorize(user: UserInfo, attributes: Attributes): void {
+  /** Throws 403 Forbidden unless the user may do this. The attributes are built only when RBAC is asked. */
+  authorize(user: UserInfo, attributes: Attributes | (() => Attributes)): void {
     if (user === ADMIN_USER) return;
-    const decision = this.decide(user, attributes);
-    if (!decision.allowed) throw forbidden(user, attributes, decision.reason);
+    const resolved = typeof attributes === 'function' ? attributes() : attributes;
+    const decision = this.decide(user, resolved);
+    if (!decision.allowed) throw forbidden(user, resolved, decision.reason);
   }
 }
 
