@@ -2,12 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { FaultInjector } from './api/faults.ts';
+import { AccessControl } from './auth/access-control.ts';
+import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from './auth/rbac/bootstrap-policy.ts';
 import { ApiServer } from './api/http-server.ts';
 import { AGENT_SANDBOX_WEBHOOK, convertSandbox } from './agent-sandbox/conversion.ts';
 import { installAgentSandbox, type AgentSandboxInstallation, type AgentSandboxVersion } from './agent-sandbox/install.ts';
 import { claimAddressBlock, type AddressBlock } from './address-block.ts';
 import { ValidatingAdmissionPolicyPlugin } from './admission/policy-plugin.ts';
 import { PolicyStatusController } from './admission/policy-status-controller.ts';
+import { ClusterRoleAggregationController } from './controllers/clusterrole-aggregation-controller.ts';
 import { CrdController } from './controllers/crd-controller.ts';
 import { EndpointsController } from './controllers/endpoints-controller.ts';
 import { ServiceProxy } from './node/service-proxy.ts';
@@ -50,6 +53,7 @@ export class EmbeddedCluster {
   readonly faults = new FaultInjector();
   readonly webhooks = new ConversionWebhooks();
   readonly token = randomBytes(24).toString('hex');
+  readonly access: AccessControl;
   private server?: ApiServer;
   private nodeAgent?: NodeAgent;
   private serviceProxy?: ServiceProxy;
@@ -62,6 +66,7 @@ export class EmbeddedCluster {
   private constructor(private readonly options: EmbeddedClusterOptions) {
     this.store = new ObjectStore({ historyLimit: options.historyLimit });
     this.api = new ObjectApi(this.store, this.registry);
+    this.access = new AccessControl(this.store, this.token);
     // The conversion webhook Agent Sandbox's controller binary serves, in-process.
     this.webhooks.register(AGENT_SANDBOX_WEBHOOK, convertSandbox);
   }
@@ -78,16 +83,19 @@ export class EmbeddedCluster {
     const namespaces = this.api.target('v1', 'namespaces');
     for (const name of INITIAL_NAMESPACES) this.api.create(namespaces, { metadata: { name } });
     this.api.validatingAdmission = new ValidatingAdmissionPolicyPlugin(this.api);
+    for (const role of bootstrapClusterRoles()) this.api.create(this.api.target('rbac.authorization.k8s.io/v1', 'clusterroles'), role);
+    for (const binding of bootstrapClusterRoleBindings()) this.api.create(this.api.target('rbac.authorization.k8s.io/v1', 'clusterrolebindings'), binding);
     this.controllers = [
       new GarbageCollector(this.api),
       new NamespaceController(this.api),
       new CrdController(this.api, this.webhooks),
       new EndpointsController(this.api),
+      new ClusterRoleAggregationController(this.api),
       new PolicyStatusController(this.api),
     ];
     const tls = await generateServingCertificate();
     this.caCert = tls.cert;
-    this.server = new ApiServer(this.api, this.faults, { token: this.token, tls, bookmarkIntervalMs: this.options.bookmarkIntervalMs });
+    this.server = new ApiServer(this.api, this.faults, { access: this.access, tls, bookmarkIntervalMs: this.options.bookmarkIntervalMs });
     this.port = await this.server.listen('127.0.0.1', this.options.port ?? 0);
     if (this.options.node) {
       this.nodeAgent = await NodeAgent.start(this.api, this.options.node, { addressOctet: this.addresses.octet });
@@ -112,6 +120,16 @@ export class EmbeddedCluster {
 
   kubeconfig(): string {
     return renderKubeconfig({ server: this.url, caCert: this.caCert, token: this.token });
+  }
+
+  /**
+   * A kubeconfig that acts as a ServiceAccount (it must exist): a token from the TokenRequest API
+   * (`expirationSeconds`, default 24 h), so RBAC decides what it may do. The same can be had from any
+   * cluster through the public API (TokenRequest, cluster/service-account-kubeconfig.ts).
+   */
+  kubeconfigForServiceAccount(namespace: string, name: string, options: { expirationSeconds?: number } = {}): string {
+    const { token } = this.access.tokens.issue(namespace, name, { expirationSeconds: options.expirationSeconds ?? 24 * 3600 });
+    return renderKubeconfig({ server: this.url, caCert: this.caCert, token, user: `system:serviceaccount:${namespace}:${name}`, namespace });
   }
 
   async stop(): Promise<void> {

@@ -114,7 +114,7 @@ export const errors = {
 };
 
 /** utilerrors.Aggregate's Error(): one message as is, several (deduplicated) in brackets. */
-function aggregate(messages: string[]): string {
+export function aggregate(messages: string[]): string {
   const unique = [...new Set(messages)];
   return unique.length === 1 ? unique[0] : `[${unique.join(', ')}]`;
 }

@@ -28,6 +28,8 @@ export interface RunOptions {
   input?: string;
   /** Another kubeconfig file than the cluster's own. */
   kubeconfig?: string;
+  /** Extra environment (e.g. KUBECTL_REMOTE_COMMAND_WEBSOCKETS). */
+  env?: Record<string, string>;
 }
 
 export class KubectlFixture {
@@ -65,7 +67,7 @@ export class KubectlFixture {
   /** Starts kubectl and leaves it running (`get -w`, `wait`); it is killed at the end of the file at the latest. */
   spawn(args: string[], options: RunOptions = {}): ResultPromise {
     const child = execa(KUBECTL, ['--cache-dir', join(this.dir, 'cache'), ...args], {
-      env: { KUBECONFIG: options.kubeconfig ?? this.kubeconfigPath },
+      env: { ...options.env, KUBECONFIG: options.kubeconfig ?? this.kubeconfigPath },
       input: options.input,
       reject: false,
       // A safety net against a hung kubectl, not an assertion: waits use kubectl's own --timeout.
@@ -101,11 +103,11 @@ export class KubectlFixture {
     return this.ok(['-n', namespace, 'apply', '-f', '-'], { input: manifest });
   }
 
-  /** A namespace of the test's own, created from a manifest (`kubectl create namespace` sends protobuf). */
+  /** A namespace of the test's own (`kubectl create namespace`, a protobuf body). */
   async namespace(testInfo: TestInfo): Promise<string> {
     const slug = testInfo.title.toLowerCase().replace(/[^a-z0-9]+/g, '-');
     const name = `t${++this.namespaces}-${slug}`.slice(0, 50).replace(/-+$/, '');
-    expect(await this.ok(['apply', '-f', '-'], { input: `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${name}\n` })).toBe(`namespace/${name} created`);
+    expect(await this.ok(['create', 'namespace', name])).toBe(`namespace/${name} created`);
     return name;
   }
 
@@ -113,6 +115,13 @@ export class KubectlFixture {
   async wrongTokenKubeconfig(): Promise<string> {
     const path = join(this.dir, 'wrong-token.kubeconfig');
     await writeFile(path, this.cluster.kubeconfig().replace(this.cluster.token, 'not-the-token'), { mode: 0o600 });
+    return path;
+  }
+
+  /** A kubeconfig acting as a ServiceAccount (a TokenRequest token), written beside the cluster's own. */
+  async serviceAccountKubeconfig(namespace: string, name: string): Promise<string> {
+    const path = join(this.dir, `sa-${namespace}-${name}.kubeconfig`);
+    await writeFile(path, this.cluster.kubeconfigForServiceAccount(namespace, name), { mode: 0o600 });
     return path;
   }
 

@@ -113,6 +113,16 @@ test('exec: stdout and stderr, stdin with -i, exit codes propagate', async ({}, 
   expect(await k.fails(['-n', ns, 'exec', 'shell', '-c', 'nope', '--', 'true'])).toBe('Error from server (BadRequest): container nope is not valid for pod shell');
 });
 
+test('exec over SPDY (kubectl before 1.30, or WebSockets switched off): a clear error naming the oldest kubectl that works', async ({}, testInfo) => {
+  const ns = await k.namespace(testInfo);
+  await k.apply(ns, shellPod('spdy', IDLE));
+  await k.ok(['-n', ns, 'wait', '--for=condition=Ready', 'pod/spdy', '--timeout=30s']);
+  const spdy = await k.fails(['-n', ns, 'exec', 'spdy', '--', 'echo', 'hi'], { env: { KUBECTL_REMOTE_COMMAND_WEBSOCKETS: 'false' } });
+  expect(spdy).toBe(
+    'Error from server (BadRequest): the embedded cluster serves exec over WebSocket only (v5.channel.k8s.io, v4.channel.k8s.io); SPDY is not supported: use kubectl 1.30 or newer, or KUBECTL_REMOTE_COMMAND_WEBSOCKETS=true with kubectl 1.29',
+  );
+});
+
 test('get pods -w --output-watch-events: a Pod goes Pending -> Running -> Terminating -> DELETED', async ({}, testInfo) => {
   const ns = await k.namespace(testInfo);
   const opened = k.watchCounter('pods', ns);

@@ -117,8 +117,8 @@ test('get -o wide adds the IP and NODE columns', async ({}, testInfo) => {
   const ns = await k.namespace(testInfo);
   await k.apply(ns, podManifest('solo'));
   const rows = tableRows(await k.ok(['-n', ns, 'get', 'pods', '-o', 'wide']));
-  expect(rows[0]).toEqual(['NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE', 'IP', 'NODE']);
-  expect(rows[1]).toEqual(['solo', '0/1', 'Pending', '0', expect.stringMatching(/^\d+s$/), '<none>', '<none>']);
+  expect(rows[0]).toEqual(['NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE', 'IP', 'NODE', 'NOMINATED', 'NODE', 'READINESS', 'GATES']);
+  expect(rows[1]).toEqual(['solo', '0/1', 'Pending', '0', expect.stringMatching(/^\d+s$/), '<none>', '<none>', '<none>', '<none>']);
 });
 
 test('get -A lists across namespaces with a NAMESPACE column', async ({}, testInfo) => {

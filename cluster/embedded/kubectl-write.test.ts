@@ -4,7 +4,7 @@ import { KubectlFixture, podManifest, tableRows } from './kubectl-fixture.ts';
 /**
  * Real kubectl writing to the embedded cluster: create, client-side and server-side apply,
  * the three patch types, label/annotate, delete (graceful, forced, waited), kubectl wait,
- * and the clear refusals (protobuf bodies, exec and logs without a node agent).
+ * and the clear refusals (exec and logs without a node agent).
  */
 
 test.describe.configure({ mode: 'default' });
@@ -210,17 +210,6 @@ test('wait --for=jsonpath and --for=condition, met later or timing out', async (
   expect(await k.ok(['-n', ns, 'wait', '--for=condition=PodScheduled', 'pod/x', '--timeout=20s'])).toBe('pod/x condition met');
   const timedOut = await k.fails(['-n', ns, 'wait', '--for=condition=Ready', 'pod/x', '--timeout=1s']);
   expect(timedOut).toBe('error: timed out waiting for the condition on pods/x');
-});
-
-test('protobuf bodies (kubectl create namespace|configmap) get a clear 415', async ({}, testInfo) => {
-  const ns = await k.namespace(testInfo);
-  const hint = 'the embedded cluster accepts JSON and YAML bodies only, not protobuf: create the object from a manifest (kubectl create -f / kubectl apply -f)';
-  expect(await k.fails(['create', 'namespace', 'made-by-generator'])).toContain(`Error from server (UnsupportedMediaType): ${hint}`);
-  expect(await k.fails(['-n', ns, 'create', 'configmap', 'gen', '--from-literal=a=1'])).toContain(`error: failed to create configmap: ${hint}`);
-  // The way around it, as the message says: render client-side, apply the manifest.
-  const manifest = await k.ok(['-n', ns, 'create', 'configmap', 'gen', '--from-literal=a=1', '--dry-run=client', '-o', 'yaml']);
-  expect(await k.apply(ns, manifest)).toBe('configmap/gen created');
-  expect((await json(ns, 'configmap', 'gen')).data).toEqual({ a: '1' });
 });
 
 test('exec and logs fail clearly while no node agent runs', async ({}, testInfo) => {

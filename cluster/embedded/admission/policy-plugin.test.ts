@@ -190,7 +190,7 @@ test('Equivalent matching reaches a resource through its other served versions; 
   const widgets: ResourceType = {
     group: 'example.com', plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList', namespaced: true, shortNames: [], categories: [],
     versions: [{ name: 'v1', served: true, storage: true, status: false }, { name: 'v2', served: true, storage: false, status: false }],
-    builtin: false, extraSubresources: [], strategy: {},
+    builtin: false, extraSubresources: [], strategy: {}, generation: true,
   };
   api.registry.add(widgets);
   const v2Rule = rule(['widgets'], ['CREATE'], { apiGroups: ['example.com'], apiVersions: ['v2'] });

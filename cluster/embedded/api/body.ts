@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import { ApiError, errors } from '../errors.ts';
 import type { PatchType } from '../registry/object-api.ts';
+import { decodeProtobufObject, PROTOBUF_MEDIA_TYPE } from './protobuf/decode.ts';
 
 /** kube-apiserver's request body limit (3 MiB); larger bodies get 413. */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -30,7 +31,8 @@ function mediaType(req: IncomingMessage): string {
 }
 
 /**
- * Decodes a create/update body: JSON, or YAML (which kube-apiserver also accepts). With `kind`
+ * Decodes a create/update body: JSON, YAML (which kube-apiserver also accepts) or Kubernetes protobuf
+ * (what kubectl's typed clients write). With `kind`
  * (the kind the endpoint takes), a body that does not parse is reported as kube-apiserver's
  * transformDecodeError words it: `the object provided is unrecognized (must be of type Pod): ...`.
  */
@@ -38,16 +40,8 @@ export function decodeObject(req: IncomingMessage, body: Buffer, kind?: string):
   const type = mediaType(req);
   if (type === 'application/json' || type === '') return unrecognized(kind, body, () => parseJson(body));
   if (type === 'application/yaml') return unrecognized(kind, body, () => parseYamlBody(body));
-  if (type === 'application/vnd.kubernetes.protobuf') {
-    // kubectl's typed generators (`kubectl create configmap|secret|namespace`) write protobuf; decoding it
-    // would need every built-in message schema, so the embedded cluster takes manifests instead.
-    throw new ApiError(
-      415,
-      'UnsupportedMediaType',
-      'the embedded cluster accepts JSON and YAML bodies only, not protobuf: create the object from a manifest (kubectl create -f / kubectl apply -f), e.g. `kubectl create configmap x --from-literal=a=1 --dry-run=client -o yaml | kubectl apply -f -`',
-    );
-  }
-  throw errors.unsupportedMediaType(type, ['application/json', 'application/yaml']);
+  if (type === PROTOBUF_MEDIA_TYPE) return unrecognized(kind, body, () => decodeProtobufObject(body));
+  throw errors.unsupportedMediaType(type, ['application/json', 'application/yaml', PROTOBUF_MEDIA_TYPE]);
 }
 
 function unrecognized(kind: string | undefined, body: Buffer, decode: () => unknown): unknown {

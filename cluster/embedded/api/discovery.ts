@@ -11,7 +11,11 @@ function subresources(type: ResourceType, version: string): { name: string; verb
   if (v.status) result.push({ name: 'status', verbs: ['get', 'patch', 'update'], kind: type.kind });
   if (v.scale) result.push({ name: 'scale', verbs: ['get', 'patch', 'update'], kind: 'Scale', group: 'autoscaling', version: 'v1' });
   for (const extra of type.extraSubresources) {
-    const verbs = extra === 'log' ? ['get'] : extra === 'exec' || extra === 'attach' ? ['create', 'get'] : extra === 'binding' ? ['create'] : ['update'];
+    const verbs = extra === 'log' ? ['get'] : extra === 'exec' || extra === 'attach' ? ['create', 'get'] : extra === 'binding' || extra === 'token' ? ['create'] : ['update'];
+    if (extra === 'token') {
+      result.push({ name: extra, verbs, kind: 'TokenRequest', group: 'authentication.k8s.io', version: 'v1' });
+      continue;
+    }
     const kind = extra === 'binding' ? 'Binding' : extra === 'exec' ? 'PodExecOptions' : extra === 'attach' ? 'PodAttachOptions' : extra === 'log' ? 'Pod' : type.kind;
     result.push({ name: extra, verbs, kind });
   }
@@ -36,7 +40,7 @@ export function resourceList(registry: ResourceRegistry, group: string, version:
       singularName: t.singular,
       namespaced: t.namespaced,
       kind: t.kind,
-      verbs: VERBS,
+      verbs: t.verbs ?? VERBS,
       ...(t.shortNames.length ? { shortNames: t.shortNames } : {}),
       ...(t.categories.length ? { categories: t.categories } : {}),
       storageVersionHash: Buffer.from(`${t.group}/${t.plural}`).toString('base64').slice(0, 11),
@@ -99,7 +103,7 @@ export function aggregatedDiscovery(registry: ResourceRegistry, core: boolean, v
           responseKind: { group, version: v, kind: t.kind },
           scope: t.namespaced ? 'Namespaced' : 'Cluster',
           singularResource: t.singular,
-          verbs: VERBS,
+          verbs: t.verbs ?? VERBS,
           ...(t.shortNames.length ? { shortNames: t.shortNames } : {}),
           ...(t.categories.length ? { categories: t.categories } : {}),
           subresources: subresources(t, v).map((s) => ({

@@ -16,6 +16,7 @@ import { STATUS_CODES } from 'node:http';
 import { PassThrough, Writable, type Duplex, type Readable } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { ApiError, errors } from '../errors.ts';
+import { queryFlag } from './request-info.ts';
 
 export interface ExecOptions {
   command: string[];
@@ -52,7 +53,7 @@ const CLOSE = 255;
 
 export function parseExecQuery(url: URL): ExecOptions {
   const q = url.searchParams;
-  const flag = (name: string) => q.get(name) === 'true' || q.get(name) === '1';
+  const flag = (name: string) => queryFlag(url, name);
   const options: ExecOptions = {
     command: q.getAll('command'),
     container: q.get('container') || undefined,

@@ -2,15 +2,19 @@ import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { timingSafeEqual } from 'node:crypto';
+import type { AccessControl } from '../auth/access-control.ts';
+import { authorizationAttributes, nonResourceAttributes } from '../auth/request-attributes.ts';
+import { REVIEW_RESOURCES, ReviewApi } from '../auth/reviews.ts';
+import type { UserInfo } from '../auth/user.ts';
 import { ApiError, errors } from '../errors.ts';
 import type { DeleteOptions, ObjectApi, Target } from '../registry/object-api.ts';
-import { apiVersionOf } from '../registry/resource-type.ts';
+import { apiVersionOf, resourceKey } from '../registry/resource-type.ts';
 import { isPlainObject, type KubeObject } from '../types.ts';
 import { decodeObject, decodePatch, readBody } from './body.ts';
 import { aggregatedContentType, aggregatedDiscovery, aggregatedVersion, coreVersions, groupList, resourceList } from './discovery.ts';
 import { isWebSocketUpgrade, parseExecQuery, rejectUpgrade, serveExecOverWebSocket } from './exec-stream.ts';
 import type { FaultInjector, RequestAttributes } from './faults.ts';
+import { assertJsonAcceptable } from './negotiation.ts';
 import type { NodeBackend } from './node-backend.ts';
 import { groupVersionDocument, openApiIndex } from './openapi.ts';
 import { parseResourcePath, queryFlag, queryInt, type ResourceRequest } from './request-info.ts';
@@ -20,7 +24,8 @@ import { streamWatch } from './watch-stream.ts';
 export const KUBERNETES_VERSION = { major: '1', minor: '32', gitVersion: 'v1.32.0+embedded' };
 
 export interface ApiServerOptions {
-  token: string;
+  /** Who may do what: the admin token, ServiceAccount tokens, RBAC. */
+  access: AccessControl;
   tls: { key: string; cert: string };
   bookmarkIntervalMs?: number;
 }
@@ -38,6 +43,8 @@ export class ApiServer {
   private readonly closers = new Set<() => void>();
   private nodeBackend?: NodeBackend;
   private readonly bookmarkIntervalMs: number;
+  private readonly access: AccessControl;
+  private readonly reviews: ReviewApi;
 
   constructor(
     private readonly api: ObjectApi,
@@ -45,6 +52,8 @@ export class ApiServer {
     private readonly options: ApiServerOptions,
   ) {
     this.bookmarkIntervalMs = options.bookmarkIntervalMs ?? 10_000;
+    this.access = options.access;
+    this.reviews = new ReviewApi(options.access);
     this.server = createServer({ key: options.tls.key, cert: options.tls.cert, ALPNProtocols: ['http/1.1'] }, (req, res) => {
       void this.handle(req, res);
     });
@@ -73,24 +82,19 @@ export class ApiServer {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
-  private authorized(req: IncomingMessage): boolean {
-    const header = req.headers.authorization ?? '';
-    const given = Buffer.from(header.startsWith('Bearer ') ? header.slice(7) : '');
-    const expected = Buffer.from(this.options.token);
-    return given.length === expected.length && timingSafeEqual(given, expected);
-  }
-
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'https://embedded');
     const warnings: string[] = [];
     try {
       if (['/healthz', '/livez', '/readyz'].includes(url.pathname)) return sendText(res, 200, 'ok');
-      if (!this.authorized(req)) throw errors.unauthorized();
+      const user = this.access.authenticate(req.headers.authorization);
+      const request = parseResourcePath(url.pathname, (g, v, segment) => !!this.api.registry.lookup(g, v, segment));
+      // Discovery, OpenAPI, version and the admin endpoint are non-resource paths, authorized as such.
+      if (!request) this.access.authorize(user, () => nonResourceAttributes(req.method, url.pathname));
       if (url.pathname.startsWith(ADMIN_PREFIX)) return await this.handleAdmin(req, res, url);
       if (this.handleMetadata(req, res, url)) return;
-      const request = parseResourcePath(url.pathname, (g, v, segment) => !!this.api.registry.lookup(g, v, segment));
       if (!request) throw errors.noRoute();
-      await this.handleResource(req, res, url, request, warnings);
+      await this.handleResource(req, res, url, request, warnings, user);
     } catch (error) {
       sendError(res, error, warnings);
     }
@@ -142,11 +146,19 @@ export class ApiServer {
     return false;
   }
 
-  private async handleResource(req: IncomingMessage, res: ServerResponse, url: URL, request: ResourceRequest & { legacyWatch: boolean }, warnings: string[]): Promise<void> {
+  private async handleResource(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    request: ResourceRequest & { legacyWatch: boolean },
+    warnings: string[],
+    user: UserInfo,
+  ): Promise<void> {
     const found = this.api.registry.lookup(request.group, request.version, request.plural);
     if (!found) throw errors.noRoute();
     const { type, version } = found;
     if (request.namespace && !type.namespaced) throw errors.noRoute();
+    assertJsonAcceptable(req.headers.accept);
     const target: Target = { type, version, namespace: type.namespaced ? request.namespace : undefined };
     if (version.deprecationWarning) warnings.push(version.deprecationWarning);
     const sub = request.subresource;
@@ -155,7 +167,9 @@ export class ApiServer {
     }
     const watch = request.legacyWatch || queryFlag(url, 'watch');
     const verb = verbOf(req.method ?? 'GET', !!request.name, watch);
+    if (REVIEW_RESOURCES.has(resourceKey(type.group, type.plural)) && verb !== 'create') throw errors.methodNotAllowed(req.method ?? '');
     const attributes: RequestAttributes = { verb, group: type.group, plural: type.plural, subresource: sub, namespace: request.namespace, name: request.name };
+    this.access.authorize(user, () => authorizationAttributes(attributes, url));
     const fault = this.faults.take(attributes);
     if (fault.latencyMs > 0) await new Promise((r) => setTimeout(r, fault.latencyMs));
     if (fault.error) throw fault.error;
@@ -226,7 +240,12 @@ export class ApiServer {
         return respond(200, this.api.get(target, name!));
       }
       case 'create': {
-        const body = decodeObject(req, await readBody(req), sub === 'binding' ? 'Binding' : type.kind);
+        const body = decodeObject(req, await readBody(req), sub === 'binding' ? 'Binding' : sub === 'token' ? 'TokenRequest' : type.kind);
+        if (name && sub === 'token') return sendJson(res, 201, this.reviews.createToken(request.namespace!, name, isPlainObject(body) ? body : {}), warnings);
+        if (REVIEW_RESOURCES.has(resourceKey(type.group, type.plural))) {
+          if (name) throw errors.methodNotAllowed('POST');
+          return sendJson(res, 201, this.reviews.create(type.plural, this.api.checkBody(target, body), user), warnings);
+        }
         if (name && sub === 'binding') {
           const nodeName = isPlainObject(body) && isPlainObject(body.target) ? body.target.name : undefined;
           if (typeof nodeName !== 'string' || !nodeName) throw errors.badRequest('a Binding needs target.name (the node)');
@@ -300,13 +319,15 @@ export class ApiServer {
     socket.on('close', () => this.sockets.delete(socket));
     socket.on('error', () => socket.destroy());
     try {
-      if (!this.authorized(req)) throw errors.unauthorized();
+      const user = this.access.authenticate(req.headers.authorization);
       const url = new URL(req.url ?? '/', 'https://embedded');
       const request = parseResourcePath(url.pathname, (g, v, segment) => !!this.api.registry.lookup(g, v, segment));
       if (!request || request.plural !== 'pods' || request.group !== '' || !request.name || (request.subresource !== 'exec' && request.subresource !== 'attach')) {
         throw errors.noRoute();
       }
-      const fault = this.faults.take({ verb: 'create', group: '', plural: 'pods', subresource: request.subresource, namespace: request.namespace, name: request.name });
+      const attributes: RequestAttributes = { verb: 'create', group: '', plural: 'pods', subresource: request.subresource, namespace: request.namespace, name: request.name };
+      this.access.authorize(user, () => authorizationAttributes(attributes, url));
+      const fault = this.faults.take(attributes);
       if (fault.error) throw fault.error;
       const target = this.api.target('v1', 'pods', request.namespace);
       const pod = this.api.get(target, request.name);

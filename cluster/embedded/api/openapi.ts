@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { ResourceRegistry } from '../registry/resource-registry.ts';
 import type { ResourceType } from '../registry/resource-type.ts';
+import { builtinSchemas, hasBuiltinSchema } from './openapi-builtin.ts';
 
 /**
  * OpenAPI v3 documents, enough for kubectl: per group version, the write operations with their
  * `fieldValidation` parameter (so kubectl leaves validation to the server and sends
  * fieldValidation=Strict) and each kind's schema (the CRD's own for custom resources).
- * Built-in kinds get an open object schema: the server does not validate their fields.
+ * Built-in kinds described by the message tables get their full schema (openapi-builtin.ts), others
+ * an open object schema; the server does not validate built-in kinds against these schemas.
  */
 const WRITE_PARAMETERS = ['dryRun', 'fieldManager', 'fieldValidation'].map((name) => ({ name, in: 'query', schema: { type: 'string', uniqueItems: true } }));
 const PATCH_PARAMETERS = [...WRITE_PARAMETERS, { name: 'force', in: 'query', schema: { type: 'boolean', uniqueItems: true } }];
@@ -46,10 +48,13 @@ export function groupVersionDocument(registry: ResourceRegistry, group: string, 
       delete: op('delete', []),
     };
     const v = type.versions.find((x) => x.name === version)!;
-    schemas[schemaName(type, version)] = {
-      ...(v.schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }),
-      'x-kubernetes-group-version-kind': [gvk],
-    };
+    let schema = v.schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+    if (type.builtin && hasBuiltinSchema(type.kind)) {
+      const built = builtinSchemas(type.kind);
+      Object.assign(schemas, built.components);
+      schema = built.root;
+    }
+    schemas[schemaName(type, version)] = { ...schema, 'x-kubernetes-group-version-kind': [gvk] };
   }
   return { openapi: '3.0.0', info: { title: 'Kubernetes (embedded)', version: 'v1.32.0' }, paths, components: { schemas } };
 }

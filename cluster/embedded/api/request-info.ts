@@ -49,16 +49,32 @@ export function parseResourcePath(
   return { group, version, plural, name, subresource, legacyWatch };
 }
 
-/** A query flag as Kubernetes reads booleans in URLs. */
+/**
+ * A boolean query parameter as kube-apiserver decodes it into its options structs (apimachinery's
+ * Convert_Slice_string_To_bool): absent, "0" or "false" in any case is false; ANY other value,
+ * "True", "1", "yes" or even an empty one, is true. So a bad boolean is never an error.
+ */
 export function queryFlag(url: URL, name: string): boolean {
   const value = url.searchParams.get(name);
-  return value === 'true' || value === '1';
+  if (value === null) return false;
+  return value !== '0' && value.toLowerCase() !== 'false';
 }
 
+const INT64_MAX = 2n ** 63n - 1n;
+const INT64_MIN = -(2n ** 63n);
+
+/**
+ * An integer query parameter as Go's strconv.ParseInt(value, 10, 64) reads it: an optional sign
+ * and decimal digits, in int64 range. Present but unparsable (also empty) is 400 with ParseInt's
+ * own message, as the real server words it; the parameter's name is given as the cause's field.
+ */
 export function queryInt(url: URL, name: string): number | undefined {
   const value = url.searchParams.get(name);
-  if (value === null || value === '') return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n)) throw errors.badRequest(`invalid value for ${name}: ${JSON.stringify(value)}`);
-  return n;
+  if (value === null) return undefined;
+  const reject = (why: string) =>
+    errors.badRequest(`strconv.ParseInt: parsing ${JSON.stringify(value)}: ${why}`, [{ reason: 'FieldValueInvalid', field: name, message: `Invalid value: ${JSON.stringify(value)}` }]);
+  if (!/^[+-]?[0-9]+$/.test(value)) throw reject('invalid syntax');
+  const n = BigInt(value);
+  if (n > INT64_MAX || n < INT64_MIN) throw reject('value out of range');
+  return Number(n);
 }

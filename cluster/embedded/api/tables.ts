@@ -1,23 +1,11 @@
 import { JSONPath } from 'jsonpath-plus';
 import type { PrinterColumn, ResourceType, ResourceVersion } from '../registry/resource-type.ts';
 import type { KubeObject } from '../types.ts';
+import { age } from '../registry/builtin/printing.ts';
 
 /** True when the client asked for `as=Table` (kubectl get does). */
 export function wantsTable(accept: string | undefined): boolean {
   return !!accept && /as=Table/.test(accept);
-}
-
-/** `kubectl get`'s AGE column: 45s, 3m12s, 5h, 2d. */
-function age(timestamp: unknown): string {
-  if (typeof timestamp !== 'string') return '<unknown>';
-  const seconds = Math.max(0, Math.floor((Date.now() - Date.parse(timestamp)) / 1000));
-  if (seconds < 120) return `${seconds}s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 10) return `${minutes}m${seconds % 60}s`;
-  if (minutes < 180) return `${minutes}m`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 48) return `${hours}h`;
-  return `${Math.floor(hours / 24)}d`;
 }
 
 /** Evaluates a CRD printer column's JSONPath (`.status.conditions[?(@.type=="Ready")].status`). */
@@ -35,6 +23,7 @@ function columnsFor(type: ResourceType, version: ResourceVersion): { columns: Pr
 
 /** A meta.k8s.io/v1 Table for kubectl: Name, the kind's own columns, Age (wide columns have priority 1). */
 export function toTable(type: ResourceType, version: ResourceVersion, objects: KubeObject[], listMeta: Record<string, unknown>): unknown {
+  if (type.strategy.table?.complete) return completeTable(type.strategy.table, objects, listMeta);
   const { columns, cells } = columnsFor(type, version);
   const definitions = [
     { name: 'Name', type: 'string', format: 'name', description: 'Name must be unique within a namespace.', priority: 0 },
@@ -53,12 +42,23 @@ export function toTable(type: ResourceType, version: ResourceVersion, objects: K
       const values = cells(o);
       return {
         cells: [o.metadata.name, ...narrow.map(({ i }) => values[i]), age(o.metadata.creationTimestamp), ...wide.map(({ i }) => values[i])],
-        object: {
-          kind: 'PartialObjectMetadata',
-          apiVersion: 'meta.k8s.io/v1',
-          metadata: o.metadata,
-        },
+        object: partialObject(o),
       };
     }),
+  };
+}
+
+function partialObject(o: KubeObject): unknown {
+  return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata };
+}
+
+/** A kind whose printer gives the whole row itself. */
+function completeTable(table: NonNullable<ResourceType['strategy']['table']>, objects: KubeObject[], listMeta: Record<string, unknown>): unknown {
+  return {
+    kind: 'Table',
+    apiVersion: 'meta.k8s.io/v1',
+    metadata: listMeta,
+    columnDefinitions: table.columns.map((c) => ({ name: c.name, type: c.type, format: c.format ?? '', description: c.description ?? '', priority: c.priority ?? 0 })),
+    rows: objects.map((o) => ({ cells: table.cells(o), object: partialObject(o) })),
   };
 }

@@ -29,6 +29,7 @@ export function customResourceType(crd: KubeObject, webhooks: ConversionWebhooks
       printerColumns: v.additionalPrinterColumns,
     })),
     builtin: false,
+    generation: true,
     extraSubresources: [],
     strategy: {},
     converter: service ? webhooks.converterFor(service, group, names.kind) : undefined,

@@ -8,11 +8,17 @@ const DNS1035_LABEL = '[a-z]([-a-z0-9]*[a-z0-9])?';
 const dns1035Pattern = new RegExp(`^${DNS1035_LABEL}$`);
 
 /** Which name rule a kind uses, as in kube-apiserver's validation. */
-export type NameRule = 'subdomain' | 'label' | 'dns1035';
+export type NameRule = 'subdomain' | 'label' | 'dns1035' | 'path-segment';
 
 /** Field errors for `metadata.name`, worded as the real server's validation messages. */
 export function validateName(name: string, rule: NameRule): StatusCause[] {
   const field = 'metadata.name';
+  if (rule === 'path-segment') {
+    // RBAC objects (`system:discovery`): any name that is a valid URL path segment.
+    if (name === '.' || name === '..') return [causes.invalid(field, name, `may not be '${name}'`)];
+    const bad = ['/', '%'].find((c) => name.includes(c));
+    return bad ? [causes.invalid(field, name, `may not contain '${bad}'`)] : [];
+  }
   if (rule === 'dns1035') {
     // Services: their names become DNS labels that must not start with a digit.
     const problems: string[] = [];

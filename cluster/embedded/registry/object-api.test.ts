@@ -142,6 +142,18 @@ test.describe('metadata the server owns', () => {
     expect(api.update(deployments, 'web', { ...image, metadata: { ...image.metadata, generation: 42 } }).object.metadata.generation).toBe(3);
   });
 
+  test('no generation on kinds kube-apiserver 1.32 keeps none for (ConfigMap, Secret, Pod, Service, Namespace)', ({ api }) => {
+    const { configMaps, secrets, pods, services, namespaces } = targets(api);
+    const cm = api.create(configMaps, { metadata: { name: 'plain', generation: 7 }, data: { a: '1' } }).object;
+    expect(cm.metadata.generation).toBeUndefined();
+    expect(api.patch(configMaps, 'plain', 'merge', { data: { a: '2' } }).object.metadata.generation).toBeUndefined();
+    expect(api.create(secrets, { metadata: { name: 's' }, data: {} }).object.metadata).not.toHaveProperty('generation');
+    expect(api.create(pods, { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'i' }] } }).object.metadata).not.toHaveProperty('generation');
+    expect(api.patch(pods, 'p', 'strategic', { spec: { containers: [{ name: 'c', image: 'j' }] } }).object.metadata).not.toHaveProperty('generation');
+    expect(api.create(services, { metadata: { name: 'svc' }, spec: { ports: [{ port: 80 }] } }).object.metadata).not.toHaveProperty('generation');
+    expect(api.create(namespaces, { metadata: { name: 'ns2' } }).object.metadata).not.toHaveProperty('generation');
+  });
+
   test('a no-op update keeps the resourceVersion and sends no event', ({ api }) => {
     const { configMaps } = targets(api);
     const created = api.create(configMaps, { metadata: { name: 'same', labels: { a: 'b' } }, data: { k: 'v' } }).object;

@@ -14,7 +14,7 @@ import { validationRuleCauses } from '../schema/validation-rules.ts';
 import type { ObjectStore, StoreEvent, WatchEventType } from '../store/object-store.ts';
 import { commonFieldSelectors, fieldSelectorsByResource, parseFieldSelector, parseLabelSelector } from '../store/selectors.ts';
 import { clone, isPlainObject, type KubeObject } from '../types.ts';
-import { fieldSet } from './managed-fields.ts';
+import { recordApply, recordUpdate, type Writer } from './server-side-apply.ts';
 import { generateName, validateName, type NameRule } from './names.ts';
 import type { ResourceRegistry } from './resource-registry.ts';
 import { apiVersionOf, resourceKey, storageVersion, type ResourceType, type ResourceVersion } from './resource-type.ts';
@@ -212,6 +212,11 @@ export class ObjectApi {
   // ---- writes ----
 
   create(target: Target, body: unknown, options: WriteOptions = {}): WriteResult {
+    return this.createAs(target, body, options, 'Update');
+  }
+
+  /** `operation` Apply: the create of a server-side apply, whose manager owns what it applied. */
+  private createAs(target: Target, body: unknown, options: WriteOptions, operation: 'Update' | 'Apply'): WriteResult {
     const { type } = target;
     const object = this.checkBody(target, body);
     const warnings: string[] = [];
@@ -235,14 +240,14 @@ export class ObjectApi {
     const causeList = type.strategy.validateCreate?.(stored) ?? [];
     if (causeList.length) throw errors.invalid(type.kind, type.group, meta.name, causeList);
 
-    Object.assign(stored.metadata, {
-      uid: randomUUID(),
-      creationTimestamp: now(),
-      generation: 1,
-    });
+    Object.assign(stored.metadata, { uid: randomUUID(), creationTimestamp: now() });
+    if (type.generation) stored.metadata.generation = 1;
+    else delete stored.metadata.generation;
     delete stored.metadata.deletionTimestamp;
     delete stored.metadata.deletionGracePeriodSeconds;
-    this.recordManager(stored, options, target, 'Update');
+    delete stored.metadata.managedFields;
+    if (operation === 'Apply') recordApply(undefined, stored, body, { ...this.writer(target, options), manager: options.fieldManager!, force: !!options.force });
+    else recordUpdate(undefined, stored, this.writer(target, options));
     this.validateAdmission({ operation: 'CREATE', target, name: requestName, namespace: stored.metadata.namespace, object: stored, options }, warnings);
     if (this.store.get(this.key(target), stored.metadata.namespace, meta.name)) {
       throw errors.alreadyExists(type.group, type.plural, meta.name);
@@ -278,13 +283,13 @@ export class ObjectApi {
       const applied = typeof patchBody === 'string' ? parseApplyBody(patchBody) : patchBody;
       if (!current) {
         if (options.subresource) throw errors.notFound(type.group, type.plural, name);
-        const result = this.create(target, applied, options);
-        return { ...result, object: result.object };
+        return this.createAs(target, applied, options, 'Apply');
       }
       const live = this.present(target, current);
-      const merged = type.builtin
-        ? strategicMergePatch(live, applied, coreMergeKeys)
-        : jsonMergePatch(live, applied);
+      const merged = type.builtin ? strategicMergePatch(live, applied, coreMergeKeys) : jsonMergePatch(live, applied);
+      if (isPlainObject(merged) && isPlainObject(merged.metadata)) {
+        recordApply(live, merged as KubeObject, applied, { ...this.writer(target, options), manager: options.fieldManager, force: !!options.force });
+      }
       return this.applyPatched(target, current, merged, { ...options }, 'Apply');
     }
     if (!current) throw errors.notFound(type.group, type.plural, name);
@@ -503,6 +508,11 @@ export class ObjectApi {
         else next.status = clone(current.status);
       }
     }
+    // An Apply's ownership comes with the merged object, whatever part of it the subresource keeps.
+    if (operation === 'Apply') {
+      if (incoming.metadata.managedFields) next.metadata.managedFields = incoming.metadata.managedFields;
+      else delete next.metadata.managedFields;
+    }
     // Fields the client cannot change through a write.
     const meta = next.metadata;
     for (const field of ['name', 'namespace', 'uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation'] as const) {
@@ -526,10 +536,11 @@ export class ObjectApi {
     const causeList = type.strategy.validateUpdate?.(next, current) ?? [];
     if (causeList.length) throw errors.invalid(type.kind, type.group, current.metadata.name!, causeList);
 
-    if (!isDeepStrictEqual(specOf(next), specOf(current))) meta.generation = (current.metadata.generation ?? 1) + 1;
-    this.recordManager(next, options, target, operation);
+    if (type.generation && !isDeepStrictEqual(specOf(next), specOf(current))) meta.generation = (current.metadata.generation ?? 1) + 1;
+    // An Apply's ownership was settled on the merged object (recordApply); an Update's is settled here.
+    if (operation === 'Update') recordUpdate(current, next, this.writer(target, options));
     this.validateAdmission({ operation: 'UPDATE', target, subresource: sub, name: meta.name!, namespace: meta.namespace, object: next, oldObject: current, options }, warnings);
-    const unchanged = isDeepStrictEqual(withoutVolatile(next), withoutVolatile(current));
+    const unchanged = isDeepStrictEqual(withoutVolatile(next), withoutVolatile(current)) && isDeepStrictEqual(ownership(next), ownership(current));
     if (unchanged) return { object: this.present(target, current), warnings, created: false };
     if (options.dryRun) return { object: this.present(target, next), warnings, created: false };
 
@@ -568,7 +579,8 @@ export class ObjectApi {
     if (this.validatingAdmission) warnings.push(...this.validatingAdmission.validate(attributes));
   }
 
-  private checkBody(target: Target, body: unknown, urlName?: string): KubeObject {
+  /** A request body as an object of the target's kind: apiVersion, kind, name and namespace checked and set. */
+  checkBody(target: Target, body: unknown, urlName?: string): KubeObject {
     const { type, version } = target;
     if (!isPlainObject(body)) throw errors.badRequest('the body of the request must be a JSON or YAML object');
     const object = clone(body) as KubeObject;
@@ -621,6 +633,7 @@ export class ObjectApi {
 
   private nameRule(type: ResourceType): NameRule {
     if (type.group === '' && type.plural === 'services') return 'dns1035';
+    if (type.group === 'rbac.authorization.k8s.io') return 'path-segment';
     return type.group === '' && type.plural === 'namespaces' ? 'label' : 'subdomain';
   }
 
@@ -665,22 +678,16 @@ export class ObjectApi {
     return { ...object, apiVersion: wanted };
   }
 
-  private recordManager(object: KubeObject, options: WriteOptions, target: Target, operation: 'Update' | 'Apply'): void {
-    if (!options.fieldManager) return;
-    const entries = (object.metadata.managedFields ?? []) as { manager?: string; operation?: string; subresource?: string }[];
-    // One entry per manager, operation and subresource, as kube-apiserver keeps them.
-    const others = entries.filter((e) => !(e.manager === options.fieldManager && e.operation === operation && (e.subresource ?? '') === (options.subresource ?? '')));
-    const entry: Record<string, unknown> = {
+  /** Who writes, for field ownership: the manager, the request's version and subresource, the list keys. */
+  private writer(target: Target, options: WriteOptions): Writer {
+    return {
       manager: options.fieldManager,
-      operation,
       apiVersion: apiVersionOf(target.type.group, target.version.name),
-      time: now(),
-      fieldsType: 'FieldsV1',
-      fieldsV1: fieldSet(options.subresource === 'status' ? { status: object.status } : { ...object, status: undefined }),
+      subresource: options.subresource ?? '',
+      keys: target.type.builtin ? coreMergeKeys : () => undefined,
     };
-    if (options.subresource) entry.subresource = options.subresource;
-    object.metadata.managedFields = [...others, entry];
   }
+
 }
 
 function uidPreconditionFailed(type: ResourceType, name: string, expected: string | undefined, actual: string | undefined): ApiError {
@@ -691,6 +698,11 @@ function uidPreconditionFailed(type: ResourceType, name: string, expected: strin
 function specOf(object: KubeObject): unknown {
   const { metadata: _m, status: _s, ...rest } = object;
   return rest;
+}
+
+/** managedFields without their times: what decides whether ownership changed. */
+function ownership(object: KubeObject): unknown {
+  return ((object.metadata.managedFields ?? []) as { time?: string }[]).map(({ time: _t, ...entry }) => entry);
 }
 
 function withoutVolatile(object: KubeObject): unknown {

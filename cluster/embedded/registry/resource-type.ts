@@ -55,8 +55,11 @@ export interface ResourceStrategy {
   markDeleting?(object: KubeObject): void;
   /** True while the object must outlive a deletion with no finalizers left (Namespace spec.finalizers). */
   holdsDeletion?(object: KubeObject): boolean;
-  /** Table cells for `kubectl get` (Name and Age are added by the server). */
-  table?: { columns: PrinterColumn[]; cells(object: KubeObject): unknown[] };
+  /**
+   * Table cells for `kubectl get`. Name and Age are added around the columns unless `complete`: then
+   * the columns are the whole row in order, Name and Age included where the kind has them (Events).
+   */
+  table?: { columns: PrinterColumn[]; cells(object: KubeObject): unknown[]; complete?: boolean };
 }
 
 /** A resource the server serves: built-in or CRD-backed. */
@@ -72,6 +75,13 @@ export interface ResourceType {
   versions: ResourceVersion[];
   /** Built-in kinds accept strategic merge patch; custom resources are refused it with 415, as on a real server. */
   builtin: boolean;
+  /**
+   * Whether the server keeps metadata.generation (set to 1, bumped on spec changes): custom resources,
+   * CRDs and the workload kinds whose controllers report observedGeneration; not ConfigMap, Pod, ...
+   */
+  generation: boolean;
+  /** Verbs the resource takes, when not all of them (create-only review resources); absent = all. */
+  verbs?: string[];
   /** Extra subresources besides status/scale, e.g. pods: log, exec, binding, eviction. */
   extraSubresources: string[];
   strategy: ResourceStrategy;

@@ -148,10 +148,23 @@ export const podStrategy: ResourceStrategy = {
       { name: 'Restarts', type: 'string', jsonPath: '', description: 'The number of times the containers in this pod have been restarted.' },
       { name: 'IP', type: 'string', jsonPath: '', description: 'The IP address assigned to the pod.', priority: 1 },
       { name: 'Node', type: 'string', jsonPath: '', description: 'The node the pod is assigned to.', priority: 1 },
+      { name: 'Nominated Node', type: 'string', jsonPath: '', description: 'The node the scheduler nominated for a preemption, if any.', priority: 1 },
+      { name: 'Readiness Gates', type: 'string', jsonPath: '', description: 'The readiness gates met, of those the pod has.', priority: 1 },
     ],
     cells(pod) {
       const summary = containerSummary(pod);
-      return [summary.ready, summary.status, summary.restarts, status(pod).podIP ?? '<none>', spec(pod).nodeName ?? '<none>'];
+      const gates = ((spec(pod).readinessGates ?? []) as { conditionType?: string }[]).map((g) => g.conditionType);
+      const conditions = (Array.isArray(status(pod).conditions) ? status(pod).conditions : []) as { type?: string; status?: string }[];
+      const met = gates.filter((g) => conditions.some((c) => c.type === g && c.status === 'True')).length;
+      return [
+        summary.ready,
+        summary.status,
+        summary.restarts,
+        status(pod).podIP ?? '<none>',
+        spec(pod).nodeName ?? '<none>',
+        status(pod).nominatedNodeName ?? '<none>',
+        gates.length ? `${met}/${gates.length}` : '<none>',
+      ];
     },
   },
 };

@@ -86,11 +86,14 @@ export function serviceStrategy(allocator: ClusterIpAllocator): ResourceStrategy
         { name: 'Cluster-IP', type: 'string', jsonPath: '.spec.clusterIP', description: 'The cluster IP.' },
         { name: 'External-IP', type: 'string', jsonPath: '', description: 'External IPs.' },
         { name: 'Port(s)', type: 'string', jsonPath: '', description: 'The ports.' },
+        { name: 'Selector', type: 'string', jsonPath: '', description: 'The label selector of the pods this service routes to.', priority: 1 },
       ],
       cells(svc) {
         const spec = serviceSpec(svc);
-        const ports = ((spec.ports ?? []) as ServicePort[]).map((p) => `${p.port}/${p.protocol ?? 'TCP'}`).join(',');
-        return [spec.type ?? 'ClusterIP', spec.clusterIP ?? '', '<none>', ports || '<none>'];
+        const ports = ((spec.ports ?? []) as ServicePort[]).map((p) => `${p.port}${p.nodePort ? `:${p.nodePort}` : ''}/${p.protocol ?? 'TCP'}`).join(',');
+        const external = spec.type === 'LoadBalancer' ? '<pending>' : ((spec.externalIPs ?? []) as string[]).join(',') || '<none>';
+        const selector = Object.entries((spec.selector ?? {}) as Record<string, string>).map(([k, v]) => `${k}=${v}`).join(',');
+        return [spec.type ?? 'ClusterIP', spec.type === 'ExternalName' ? '<none>' : spec.clusterIP ?? '', spec.type === 'ExternalName' ? spec.externalName ?? '' : external, ports || '<none>', selector || '<none>'];
       },
     },
   };
