@@ -115,6 +115,7 @@ test.describe('two replicas, each reconciling every second', () => {
     await settles(a.stop(sb.id), 'stop on A', () => shows(cluster, sb.objects.sandbox));
     const timeline = lab.timeline(cluster);
     const spy = lab.spy(cluster);
+    const logged = lab.logs.length;
     reconcileWhen(timeline, sb.objects.sandbox, b, releasedAndReady('restart'));
 
     const started = await settles(a.start(sb.id), 'start on A', () => shows(cluster, sb.objects.sandbox));
@@ -124,7 +125,7 @@ test.describe('two replicas, each reconciling every second', () => {
     expect(timeline.bootstrapPhases(sb.objects.sandbox)).toEqual(['restart:preparing', 'restart:released', '-:cleared']);
     // The completion was written once.
     expect(phaseWrites(spy, sb.objects.sandbox).filter((p) => p === null)).toHaveLength(1);
-    expect(lab.logs.filter((l) => l.includes(sb.id))).toEqual([]);
+    expect(lab.logs.slice(logged)).toEqual([]);
   });
 
   test('stop on A while B reconciles: one ordered stop, each transition written once', async ({ lab }) => {
@@ -187,7 +188,10 @@ test.describe('two replicas, each reconciling every second', () => {
       expect(phaseWrites(spy, sb.objects.sandbox)).toEqual(['releasing', 'suspending', null]);
       // B wrote what came after the crash.
       expect(phaseWrites(spy, sb.objects.sandbox, crashedAt! + 1)).toEqual(phase === 'releasing' ? ['suspending', null] : [null]);
-      expect(lab.logs).toContainEqual(`B: reconciliation: sandbox ${sb.id}: resumed the interrupted stop from phase ${phase}`);
+      // B took the stop up where it found it: at the crash, or (for `suspending`) already while A ran it.
+      const resumed = lab.logs.filter((l) => l.startsWith(`B: reconciliation: sandbox ${sb.id}: resumed the interrupted stop from phase `));
+      expect(resumed.length).toBeGreaterThan(0);
+      if (phase === 'releasing') expect(resumed).toEqual([`B: reconciliation: sandbox ${sb.id}: resumed the interrupted stop from phase releasing`]);
     });
   }
 
