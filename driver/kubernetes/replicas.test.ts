@@ -113,6 +113,7 @@ test.describe('two replicas, each reconciling every second', () => {
     const [a, b] = replicas(lab, cluster, { pollIntervalMs: 1000 });
     const sb = await settles(a.create({ name: 'demo', command: MAIN }), 'create on A', () => shows(cluster, 'default--demo'));
     await settles(a.stop(sb.id), 'stop on A', () => shows(cluster, sb.objects.sandbox));
+    await b.reconcile(); // a pass of B that joined the stop ends (and logs) before the baseline
     const timeline = lab.timeline(cluster);
     const spy = lab.spy(cluster);
     const logged = lab.logs.length;
@@ -181,6 +182,7 @@ test.describe('two replicas, each reconciling every second', () => {
       const error = await settles(a.stop(sb.id).then(() => undefined, (e: Error) => e), 'stop on A', () => shows(cluster, sb.objects.sandbox));
       expect(error?.message).toBe('this driver instance was halted (simulated crash)');
       await expect.poll(() => shows(cluster, sb.objects.sandbox), { timeout: HANG_GUARD_MS }).toBe('-:cleared readiness=unavailable suspended=true Ready=false');
+      await b.reconcile(); // the pass that finished the stop has ended (and logged)
       expect((await b.get(sb.id)).phase).toBe('Stopped');
 
       expect(stopOrderViolations(timeline, sb.objects)).toEqual([]);
