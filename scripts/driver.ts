@@ -57,7 +57,8 @@ is used in several) or by id. Output is one line per sandbox; --output json prin
   --workload-grace N            this sandbox's workload grace period, seconds
 
   A failing call prints "error: <CODE>: <message>" (CODE as in gRPC: NOT_FOUND,
-  ALREADY_EXISTS, INVALID_ARGUMENT, FAILED_PRECONDITION, UNAVAILABLE, INTERNAL) and exits 1.
+  ALREADY_EXISTS, INVALID_ARGUMENT, FAILED_PRECONDITION, UNAVAILABLE, DEADLINE_EXCEEDED,
+  CANCELLED, INTERNAL) and exits 1.
 
   -h, --help                    show this help
 

@@ -8,6 +8,8 @@ import { resolve } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import {
   DriverError,
+  abortCode,
+  type CallOptions,
   type ComputeDriver,
   type DriverCapabilities,
   type DriverEvent,
@@ -60,37 +62,37 @@ export class GrpcDriverClient implements ComputeDriver {
     });
   }
 
-  async capabilities(): Promise<DriverCapabilities> {
-    const response = await this.unary<{ capabilities?: WireCapabilities }>('GetCapabilities', {});
+  async capabilities(options?: CallOptions): Promise<DriverCapabilities> {
+    const response = await this.unary<{ capabilities?: WireCapabilities }>('GetCapabilities', {}, options);
     return decodeCapabilities(response.capabilities);
   }
 
-  async validate(spec: SandboxSpec): Promise<void> {
-    await this.unary('ValidateSandboxCreate', { spec: encodeSpec(spec) });
+  async validate(spec: SandboxSpec, options?: CallOptions): Promise<void> {
+    await this.unary('ValidateSandboxCreate', { spec: encodeSpec(spec) }, options);
   }
 
-  async create(spec: SandboxSpec): Promise<DriverSandbox> {
-    return decodeSandbox((await this.unary<{ sandbox?: WireSandbox }>('CreateSandbox', { spec: encodeSpec(spec) })).sandbox);
+  async create(spec: SandboxSpec, options?: CallOptions): Promise<DriverSandbox> {
+    return decodeSandbox((await this.unary<{ sandbox?: WireSandbox }>('CreateSandbox', { spec: encodeSpec(spec) }, options)).sandbox);
   }
 
-  async get(id: string): Promise<DriverSandbox> {
-    return decodeSandbox((await this.unary<{ sandbox?: WireSandbox }>('GetSandbox', { sandbox_id: id })).sandbox);
+  async get(id: string, options?: CallOptions): Promise<DriverSandbox> {
+    return decodeSandbox((await this.unary<{ sandbox?: WireSandbox }>('GetSandbox', { sandbox_id: id }, options)).sandbox);
   }
 
-  async list(): Promise<DriverSandbox[]> {
-    return ((await this.unary<{ sandboxes?: WireSandbox[] }>('ListSandboxes', {})).sandboxes ?? []).map(decodeSandbox);
+  async list(options?: CallOptions): Promise<DriverSandbox[]> {
+    return ((await this.unary<{ sandboxes?: WireSandbox[] }>('ListSandboxes', {}, options)).sandboxes ?? []).map(decodeSandbox);
   }
 
-  async stop(id: string): Promise<DriverSandbox> {
-    return decodeSandbox((await this.unary<{ sandbox?: WireSandbox }>('StopSandbox', { sandbox_id: id })).sandbox);
+  async stop(id: string, options?: CallOptions): Promise<DriverSandbox> {
+    return decodeSandbox((await this.unary<{ sandbox?: WireSandbox }>('StopSandbox', { sandbox_id: id }, options)).sandbox);
   }
 
-  async start(id: string): Promise<DriverSandbox> {
-    return decodeSandbox((await this.unary<{ sandbox?: WireSandbox }>('StartSandbox', { sandbox_id: id })).sandbox);
+  async start(id: string, options?: CallOptions): Promise<DriverSandbox> {
+    return decodeSandbox((await this.unary<{ sandbox?: WireSandbox }>('StartSandbox', { sandbox_id: id }, options)).sandbox);
   }
 
-  async delete(id: string): Promise<boolean> {
-    return (await this.unary<{ deleted?: boolean }>('DeleteSandbox', { sandbox_id: id })).deleted ?? false;
+  async delete(id: string, options?: CallOptions): Promise<boolean> {
+    return (await this.unary<{ deleted?: boolean }>('DeleteSandbox', { sandbox_id: id }, options)).deleted ?? false;
   }
 
   async watch(listener: (event: DriverEvent) => void, signal: AbortSignal): Promise<void> {
@@ -147,12 +149,36 @@ export class GrpcDriverClient implements ComputeDriver {
     return (method as unknown as (...args: unknown[]) => unknown).bind(this.client) as T;
   }
 
-  private async unary<T>(rpc: string, request: object): Promise<T> {
-    const connected = await this.connect();
+  /**
+   * One unary call. The caller's deadline (or the client's `deadlineMs`, whichever is sooner)
+   * travels as the gRPC deadline, which the server turns into the driver call's own deadline;
+   * aborting the caller's signal cancels the call, and the server cancels the driver's work.
+   */
+  private async unary<T>(rpc: string, request: object, options: CallOptions = {}): Promise<T> {
+    const deadlines = [options.deadline, this.deadlineMs === undefined ? undefined : Date.now() + this.deadlineMs].filter((d): d is number => d !== undefined);
+    const deadline = deadlines.length ? Math.min(...deadlines) : undefined;
+    const { signal } = options;
+    if (signal?.aborted) throw callerEnded(rpc, signal, 'before it was sent');
+    if (deadline !== undefined && deadline <= Date.now()) throw new DriverError('DEADLINE_EXCEEDED', `${rpc} did not finish: deadline exceeded before it was sent`);
+    const connected = await this.connect(deadline);
     const method = this.method<UnaryMethod>(rpc);
-    const options: grpc.CallOptions = this.deadlineMs === undefined ? {} : { deadline: Date.now() + this.deadlineMs };
     return new Promise<T>((done, fail) => {
-      method(request, new grpc.Metadata(), options, (error, response) => (error ? fail(this.toDriverError(error, rpc, connected)) : done(response as T)));
+      let settled = false;
+      const finish = (outcome: () => void) => {
+        if (settled) return;
+        settled = true;
+        signal?.removeEventListener('abort', onAbort);
+        outcome();
+      };
+      const onAbort = () => {
+        call.cancel();
+        finish(() => fail(callerEnded(rpc, signal!, `while waiting for the compute driver on ${this.socketPath}`)));
+      };
+      const call = method(request, new grpc.Metadata(), deadline === undefined ? {} : { deadline }, (error, response) =>
+        finish(() => (error ? fail(this.toDriverError(error, rpc, connected, deadline)) : done(response as T))),
+      );
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal?.aborted) onAbort(); // aborted while connecting
     });
   }
 
@@ -161,14 +187,15 @@ export class GrpcDriverClient implements ComputeDriver {
    * the channel was connected; a channel in TRANSIENT_FAILURE returns at once so the call fails
    * fast with the connection error (calls do not wait for ready).
    */
-  private async connect(): Promise<boolean> {
+  private async connect(callDeadline?: number): Promise<boolean> {
     if (this.closed) throw new DriverError('UNAVAILABLE', `the client for ${this.socketPath} was closed`);
     const channel = this.client.getChannel();
-    const deadline = Date.now() + this.connectTimeoutMs;
+    const deadline = Math.min(Date.now() + this.connectTimeoutMs, callDeadline ?? Infinity);
     let state = channel.getConnectivityState(true);
     while (state === grpc.connectivityState.IDLE || state === grpc.connectivityState.CONNECTING) {
       const from = state;
       const changed = await new Promise<boolean>((done) => channel.watchConnectivityState(from, deadline, (error) => done(!error)));
+      if (!changed && callDeadline !== undefined && callDeadline <= Date.now()) throw new DriverError('DEADLINE_EXCEEDED', `the call's deadline passed while connecting to the compute driver on ${this.socketPath}`);
       if (!changed) throw new DriverError('UNAVAILABLE', `no compute driver is listening on ${this.socketPath}: no answer within ${this.connectTimeoutMs} ms`);
       state = channel.getConnectivityState(true);
     }
@@ -176,7 +203,7 @@ export class GrpcDriverClient implements ComputeDriver {
     return state === grpc.connectivityState.READY;
   }
 
-  private toDriverError(error: grpc.ServiceError, rpc: string, connected: boolean): DriverError {
+  private toDriverError(error: grpc.ServiceError, rpc: string, connected: boolean, deadline?: number): DriverError {
     const marked = error.metadata?.get(DRIVER_ERROR_TRAILER)[0];
     if (isDriverErrorCode(marked)) return new DriverError(marked, error.details);
     switch (error.code) {
@@ -185,7 +212,7 @@ export class GrpcDriverClient implements ComputeDriver {
           ? new DriverError('UNAVAILABLE', `lost the connection to the compute driver on ${this.socketPath}: ${error.details}`)
           : new DriverError('UNAVAILABLE', `no compute driver is listening on ${this.socketPath}: ${connectionReason(error.details)}`);
       case grpc.status.DEADLINE_EXCEEDED:
-        return new DriverError('UNAVAILABLE', `the compute driver on ${this.socketPath} did not answer ${rpc} within ${this.deadlineMs} ms`);
+        return new DriverError('DEADLINE_EXCEEDED', `${rpc} did not finish: the compute driver on ${this.socketPath} did not answer within the call's deadline${deadline === undefined ? '' : ` (${new Date(deadline).toISOString()})`}`);
       case grpc.status.CANCELLED:
         return new DriverError('UNAVAILABLE', `${rpc} was cancelled: ${error.details}`);
     }
@@ -194,6 +221,12 @@ export class GrpcDriverClient implements ComputeDriver {
     if (code) return new DriverError(code, error.details);
     return new DriverError('INTERNAL', `${rpc} failed with ${grpc.status[error.code] ?? error.code}: ${error.details}`);
   }
+}
+
+/** The error of a call whose caller's signal aborted: DEADLINE_EXCEEDED for a timeout, else CANCELLED. */
+function callerEnded(rpc: string, signal: AbortSignal, when: string): DriverError {
+  const code = abortCode(signal.reason);
+  return new DriverError(code, `${rpc} did not finish: ${code === 'DEADLINE_EXCEEDED' ? 'deadline exceeded' : 'cancelled by the caller'} ${when}`);
 }
 
 /** grpc-js reports a failed connect as "No connection established. Last error: …"; keep the cause. */

@@ -290,7 +290,7 @@ test('GetSandbox, ListSandboxes, StopSandbox, StartSandbox and DeleteSandbox rou
 
 test('every DriverError code comes back with its code and message', async () => {
   const { driver, client } = await setUp();
-  const codes: DriverErrorCode[] = ['INVALID_ARGUMENT', 'NOT_FOUND', 'ALREADY_EXISTS', 'FAILED_PRECONDITION', 'UNAVAILABLE', 'INTERNAL'];
+  const codes: DriverErrorCode[] = ['INVALID_ARGUMENT', 'NOT_FOUND', 'ALREADY_EXISTS', 'FAILED_PRECONDITION', 'UNAVAILABLE', 'DEADLINE_EXCEEDED', 'CANCELLED', 'INTERNAL'];
   const calls: [string, () => Promise<unknown>][] = [
     ['capabilities', () => client.capabilities()],
     ['validate', () => client.validate({ name: 'x', command: [] })],

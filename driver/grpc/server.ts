@@ -11,7 +11,7 @@ import { access, lstat, stat, unlink } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { DriverError, type ComputeDriver, type DriverEvent } from '../compute-driver.ts';
+import { DriverError, type CallOptions, type ComputeDriver, type DriverEvent } from '../compute-driver.ts';
 import {
   ComputeDriverService,
   DRIVER_ERROR_TRAILER,
@@ -152,15 +152,36 @@ function requireId(request: { sandbox_id?: string }): string {
   return request.sandbox_id;
 }
 
-function unary<Req, Res>(run: (request: Req) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
+/**
+ * How much earlier than the gRPC deadline the driver's own deadline falls (at most a quarter of
+ * the time left): the driver's DEADLINE_EXCEEDED, naming its stage, then reaches the client
+ * before the transport gives up with a bare "Deadline exceeded".
+ */
+const DEADLINE_MARGIN_MS = 250;
+
+/** The driver call's options: the client's deadline (less the margin) and a signal that aborts when the client cancels. */
+function callOptions(call: grpc.ServerUnaryCall<unknown, unknown>): { options: CallOptions; release(): void } {
+  const controller = new AbortController();
+  const onCancel = () => controller.abort(new DriverError('CANCELLED', 'the client cancelled the call'));
+  call.on('cancelled', onCancel);
+  const options: CallOptions = { signal: controller.signal };
+  const raw = call.getDeadline();
+  const deadline = raw instanceof Date ? raw.getTime() : raw;
+  if (Number.isFinite(deadline)) options.deadline = deadline - Math.min(DEADLINE_MARGIN_MS, Math.max(0, deadline - Date.now()) / 4);
+  return { options, release: () => call.off('cancelled', onCancel) };
+}
+
+function unary<Req, Res>(run: (request: Req, options: CallOptions) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
+    const { options, release } = callOptions(call);
     // Errors thrown synchronously by run (or by the driver) become statuses as well.
     Promise.resolve()
-      .then(() => run(call.request))
+      .then(() => run(call.request, options))
       .then(
         (response) => callback(null, response),
         (error) => callback(toStatus(error)),
-      );
+      )
+      .finally(release);
   };
 }
 
@@ -168,17 +189,17 @@ type SandboxIdRequest = { sandbox_id?: string };
 
 function handlers(driver: ComputeDriver, watches: Set<AbortController>, state: { closing: boolean }): grpc.UntypedServiceImplementation {
   return {
-    GetCapabilities: unary(async () => ({ capabilities: encodeCapabilities(await driver.capabilities()) })),
-    ValidateSandboxCreate: unary(async (request: { spec?: WireSpec }) => {
-      await driver.validate(decodeSpec(request.spec));
+    GetCapabilities: unary(async (_request, options) => ({ capabilities: encodeCapabilities(await driver.capabilities(options)) })),
+    ValidateSandboxCreate: unary(async (request: { spec?: WireSpec }, options) => {
+      await driver.validate(decodeSpec(request.spec), options);
       return {};
     }),
-    CreateSandbox: unary(async (request: { spec?: WireSpec }) => ({ sandbox: encodeSandbox(await driver.create(decodeSpec(request.spec))) })),
-    GetSandbox: unary(async (request: SandboxIdRequest) => ({ sandbox: encodeSandbox(await driver.get(requireId(request))) })),
-    ListSandboxes: unary(async () => ({ sandboxes: (await driver.list()).map(encodeSandbox) })),
-    StopSandbox: unary(async (request: SandboxIdRequest) => ({ sandbox: encodeSandbox(await driver.stop(requireId(request))) })),
-    StartSandbox: unary(async (request: SandboxIdRequest) => ({ sandbox: encodeSandbox(await driver.start(requireId(request))) })),
-    DeleteSandbox: unary(async (request: SandboxIdRequest) => ({ deleted: await driver.delete(requireId(request)) })),
+    CreateSandbox: unary(async (request: { spec?: WireSpec }, options) => ({ sandbox: encodeSandbox(await driver.create(decodeSpec(request.spec), options)) })),
+    GetSandbox: unary(async (request: SandboxIdRequest, options) => ({ sandbox: encodeSandbox(await driver.get(requireId(request), options)) })),
+    ListSandboxes: unary(async (_request, options) => ({ sandboxes: (await driver.list(options)).map(encodeSandbox) })),
+    StopSandbox: unary(async (request: SandboxIdRequest, options) => ({ sandbox: encodeSandbox(await driver.stop(requireId(request), options)) })),
+    StartSandbox: unary(async (request: SandboxIdRequest, options) => ({ sandbox: encodeSandbox(await driver.start(requireId(request), options)) })),
+    DeleteSandbox: unary(async (request: SandboxIdRequest, options) => ({ deleted: await driver.delete(requireId(request), options) })),
     WatchSandboxes: ((call: grpc.ServerWritableStream<object, WireEvent>) => {
       const controller = new AbortController();
       let failure: unknown;

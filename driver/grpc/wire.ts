@@ -47,6 +47,8 @@ const STATUS_OF: Record<DriverErrorCode, grpc.status> = {
   ALREADY_EXISTS: grpc.status.ALREADY_EXISTS,
   FAILED_PRECONDITION: grpc.status.FAILED_PRECONDITION,
   UNAVAILABLE: grpc.status.UNAVAILABLE,
+  DEADLINE_EXCEEDED: grpc.status.DEADLINE_EXCEEDED,
+  CANCELLED: grpc.status.CANCELLED,
   INTERNAL: grpc.status.INTERNAL,
 };
 const CODE_OF = new Map<grpc.status, DriverErrorCode>(Object.entries(STATUS_OF).map(([code, status]) => [status, code as DriverErrorCode]));

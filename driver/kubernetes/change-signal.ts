@@ -33,11 +33,15 @@ export class ChangeSignal {
     return signal;
   }
 
-  /** Waits `ms`, or less when a watched object changes. */
-  async sleep(ms: number): Promise<void> {
+  /** Waits `ms`, or less when a watched object changes or `abort` fires. */
+  async sleep(ms: number, abort?: AbortSignal): Promise<void> {
     const woken = new Promise<void>((resolve) => (this.wake = resolve));
     const timer = new AbortController();
+    const onAbort = () => timer.abort();
+    abort?.addEventListener('abort', onAbort, { once: true });
+    if (abort?.aborted) timer.abort();
     await Promise.race([sleep(ms, undefined, { signal: timer.signal }).catch(() => undefined), woken]);
+    abort?.removeEventListener('abort', onAbort);
     timer.abort();
     this.wake = undefined;
   }

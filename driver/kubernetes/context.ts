@@ -1,30 +1,39 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { DriverError } from '../compute-driver.ts';
 import type { KubernetesDriverConfig } from './config.ts';
 import type { LifecycleGates } from './gates.ts';
-import { asDriverError, isConflict, type Kube, type KubeObject } from './kube.ts';
+import { CallScope } from './call-scope.ts';
+import { asDriverError, type Kube, type KubeObject } from './kube.ts';
 import { LABEL, MANAGED_BY } from './names.ts';
 
 const AGENT_SANDBOX_GROUP = 'agents.x-k8s.io';
 const PREFERRED_VERSIONS = ['v1beta1', 'v1alpha1'];
 
-/** What every driver operation shares: configuration, client, gates, and the detected API version. */
+/**
+ * What every driver operation shares: configuration, client, gates, the detected API version —
+ * and the call it runs for (its deadline, signal and stage; reconciliation runs unbounded).
+ */
 export class DriverContext {
-  private apiVersion?: Promise<string>;
-
   constructor(
     readonly config: KubernetesDriverConfig,
     readonly kube: Kube,
     readonly gates: LifecycleGates,
     readonly log: (line: string) => void,
+    readonly call: CallScope = new CallScope('driver'),
+    /** Shared by every call of one driver: discovery runs once, unbound to any one call's deadline. */
+    private readonly shared: { apiVersion?: Promise<string>; discovery: Kube } = { discovery: kube },
   ) {}
+
+  /** The same driver, working for `call`: its requests and waits end when the call does. */
+  forCall(call: CallScope): DriverContext {
+    return new DriverContext(this.config, this.kube.forCall(call), this.gates, this.log, call, this.shared);
+  }
 
   /** The Agent Sandbox API version to use: v1beta1, else v1alpha1; detected once and cached. */
   sandboxApiVersion(): Promise<string> {
-    this.apiVersion ??= (async () => {
+    this.shared.apiVersion ??= (async () => {
       let served: string[];
       try {
-        served = await this.kube.groupVersions(AGENT_SANDBOX_GROUP);
+        served = await this.shared.discovery.groupVersions(AGENT_SANDBOX_GROUP);
       } catch (error) {
         throw asDriverError(error, 'detecting the Agent Sandbox API');
       }
@@ -32,8 +41,8 @@ export class DriverContext {
       if (!version) throw new DriverError('FAILED_PRECONDITION', `no supported Agent Sandbox API version is available; tried ${PREFERRED_VERSIONS.join(', ')}`);
       return `${AGENT_SANDBOX_GROUP}/${version}`;
     })();
-    this.apiVersion.catch(() => (this.apiVersion = undefined));
-    return this.apiVersion;
+    this.shared.apiVersion.catch(() => (this.shared.apiVersion = undefined));
+    return this.call.race(this.shared.apiVersion);
   }
 
   selector(id?: string): string {
@@ -57,31 +66,6 @@ export class DriverContext {
     if (found.length === 0) throw new DriverError('NOT_FOUND', `sandbox not found: no Sandbox resource carries ${LABEL.sandboxId}=${id}`);
     if (found.length > 1) throw new DriverError('FAILED_PRECONDITION', `multiple Kubernetes Sandbox resources match sandbox ${id}`);
     return found[0];
-  }
-
-  /**
-   * A JSON merge patch carrying metadata.resourceVersion; on 409 Conflict re-reads and retries
-   * within the API timeout, as OpenShell's driver does.
-   */
-  async patchSandbox(cr: KubeObject, build: (current: KubeObject) => Record<string, unknown>): Promise<KubeObject> {
-    const deadline = Date.now() + this.config.apiHeadroomSeconds * 1000;
-    let current = cr;
-    for (let attempt = 0; ; attempt++) {
-      const patch = build(current);
-      const body = { ...patch, metadata: { ...(patch.metadata as object), resourceVersion: current.metadata!.resourceVersion } };
-      try {
-        return await this.kube.mergePatch(this.ref(current), body);
-      } catch (error) {
-        if (!isConflict(error)) throw asDriverError(error, `updating Sandbox ${current.metadata!.name}`);
-        if (Date.now() > deadline) {
-          throw new DriverError('UNAVAILABLE', `timed out after ${this.config.apiHeadroomSeconds}s updating Kubernetes resource ${current.metadata!.name}`);
-        }
-        await sleep(Math.min(50 * 2 ** attempt, 500));
-        const fresh = await this.kube.get(this.ref(current));
-        if (!fresh) throw new DriverError('NOT_FOUND', `sandbox not found: Sandbox ${current.metadata!.name} disappeared`);
-        current = fresh;
-      }
-    }
   }
 
   ref(cr: KubeObject) {

@@ -1,5 +1,6 @@
 import * as k8s from '@kubernetes/client-node';
 import { DriverError } from '../compute-driver.ts';
+import type { CallScope } from './call-scope.ts';
 
 export type KubeObject = k8s.KubernetesObject & { spec?: any; status?: any; [key: string]: unknown };
 
@@ -63,30 +64,51 @@ export function asDriverError(error: unknown, doing: string): DriverError {
 
 /**
  * The few calls the driver makes, over @kubernetes/client-node's generic object API, so one
- * code path serves core kinds and the Agent Sandbox custom resource alike.
+ * code path serves core kinds and the Agent Sandbox custom resource alike. A view made for one
+ * call (`forCall`) sends nothing once that call has ended and stops waiting for an answer the
+ * moment it ends.
  */
 export class Kube {
   private readonly objects: k8s.KubernetesObjectApi;
-  private halted = false;
+  /** Shared by every view of one driver instance: halting one halts them all. */
+  private readonly life: { halted: boolean };
+  private readonly scope?: CallScope;
 
-  constructor(readonly config: k8s.KubeConfig) {
-    this.objects = k8s.KubernetesObjectApi.makeApiClient(config);
+  constructor(
+    readonly config: k8s.KubeConfig,
+    shared?: { objects: k8s.KubernetesObjectApi; life: { halted: boolean }; scope: CallScope },
+  ) {
+    this.objects = shared?.objects ?? k8s.KubernetesObjectApi.makeApiClient(config);
+    this.life = shared?.life ?? { halted: false };
+    this.scope = shared?.scope;
+  }
+
+  /** The same client, bound to one call's deadline and signal. */
+  forCall(scope: CallScope): Kube {
+    return new Kube(this.config, { objects: this.objects, life: this.life, scope });
   }
 
   /** From now on every call fails: an instance abandoned mid-operation, as a crash leaves it. */
   halt(): void {
-    this.halted = true;
+    this.life.halted = true;
   }
 
-  private check(): void {
-    if (this.halted) throw new DriverError('UNAVAILABLE', 'this driver instance was halted (simulated crash)');
+  /** Runs one request, unless the instance was halted or the call has ended; stops waiting when the call ends. */
+  private request<T>(send: () => Promise<T>): Promise<T> {
+    if (this.life.halted) return Promise.reject(new DriverError('UNAVAILABLE', 'this driver instance was halted (simulated crash)'));
+    if (!this.scope) return send();
+    try {
+      this.scope.check();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.scope.race(send());
   }
 
   /** The object, or undefined when it does not exist. */
   async get(ref: ObjectRef): Promise<KubeObject | undefined> {
-    this.check();
     try {
-      return (await this.objects.read({ apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name, namespace: ref.namespace } })) as KubeObject;
+      return (await this.request(() => this.objects.read({ apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name, namespace: ref.namespace } }))) as KubeObject;
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw error;
@@ -94,21 +116,18 @@ export class Kube {
   }
 
   async list(apiVersion: string, kind: string, namespace: string | undefined, labelSelector?: string): Promise<KubeObject[]> {
-    this.check();
-    const list = await this.objects.list(apiVersion, kind, namespace, undefined, undefined, undefined, undefined, labelSelector);
+    const list = await this.request(() => this.objects.list(apiVersion, kind, namespace, undefined, undefined, undefined, undefined, labelSelector));
     return list.items as KubeObject[];
   }
 
   async create<T extends KubeObject>(object: T): Promise<T> {
-    this.check();
-    return (await this.objects.create(object, undefined, undefined, 'openshell-driver')) as T;
+    return (await this.request(() => this.objects.create(object, undefined, undefined, 'openshell-driver'))) as T;
   }
 
   /** A JSON merge patch; carry `metadata.resourceVersion` in it for optimistic concurrency. */
   async mergePatch(ref: ObjectRef, patch: Record<string, unknown>): Promise<KubeObject> {
-    this.check();
     const body = { ...patch, apiVersion: ref.apiVersion, kind: ref.kind, metadata: { ...(patch.metadata as object), name: ref.name, namespace: ref.namespace } };
-    return (await this.objects.patch(body, undefined, undefined, 'openshell-driver', undefined, k8s.PatchStrategy.MergePatch)) as KubeObject;
+    return (await this.request(() => this.objects.patch(body, undefined, undefined, 'openshell-driver', undefined, k8s.PatchStrategy.MergePatch))) as KubeObject;
   }
 
   /**
@@ -116,23 +135,23 @@ export class Kube {
    * serialises bodies through the Pod model, which drops patch directives.
    */
   async jsonPatchPod(namespace: string, name: string, operations: object[]): Promise<KubeObject> {
-    this.check();
     const core = this.config.makeApiClient(k8s.CoreV1Api);
-    return (await core.patchNamespacedPod({ name, namespace, body: operations, fieldManager: 'openshell-driver' }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.JsonPatch))) as KubeObject;
+    return (await this.request(() => core.patchNamespacedPod({ name, namespace, body: operations, fieldManager: 'openshell-driver' }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.JsonPatch)))) as KubeObject;
   }
 
   /** True when a DELETE was accepted; false when the object was already gone. */
   async delete(ref: ObjectRef, request: DeleteRequest = {}): Promise<boolean> {
-    this.check();
     try {
-      await this.objects.delete(
-        { apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name, namespace: ref.namespace } },
-        undefined,
-        undefined,
-        request.gracePeriodSeconds,
-        undefined,
-        request.propagationPolicy,
-        { preconditions: request.preconditions, propagationPolicy: request.propagationPolicy, gracePeriodSeconds: request.gracePeriodSeconds },
+      await this.request(() =>
+        this.objects.delete(
+          { apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name, namespace: ref.namespace } },
+          undefined,
+          undefined,
+          request.gracePeriodSeconds,
+          undefined,
+          request.propagationPolicy,
+          { preconditions: request.preconditions, propagationPolicy: request.propagationPolicy, gracePeriodSeconds: request.gracePeriodSeconds },
+        ),
       );
       return true;
     } catch (error) {
@@ -143,8 +162,7 @@ export class Kube {
 
   /** The versions the API server serves for a group (discovery). */
   async groupVersions(group: string): Promise<string[]> {
-    this.check();
-    const groups = await this.config.makeApiClient(k8s.ApisApi).getAPIVersions();
+    const groups = await this.request(() => this.config.makeApiClient(k8s.ApisApi).getAPIVersions());
     return groups.groups.find((g) => g.name === group)?.versions.map((v) => v.version) ?? [];
   }
 }

@@ -2,12 +2,14 @@ import { randomBytes } from 'node:crypto';
 import * as k8s from '@kubernetes/client-node';
 import {
   DriverError,
+  type CallOptions,
   type ComputeDriver,
   type DriverCapabilities,
   type DriverEvent,
   type DriverSandbox,
   type SandboxSpec,
 } from '../compute-driver.ts';
+import { CallScope } from './call-scope.ts';
 import { withDefaults, type DriverOptions, type KubernetesDriverConfig } from './config.ts';
 import { DriverContext } from './context.ts';
 import { createSandbox } from './create.ts';
@@ -37,69 +39,74 @@ export class KubernetesDriver implements ComputeDriver {
     if (this.config.reconcileIntervalMs > 0) this.scheduleReconcile();
   }
 
-  async capabilities(): Promise<DriverCapabilities> {
-    return {
+  async capabilities(options?: CallOptions): Promise<DriverCapabilities> {
+    return this.call('capabilities', options, async (ctx) => ({
       driverName: 'kubernetes',
       driverVersion: '0.1.0',
-      agentSandboxApiVersion: (await this.ctx.sandboxApiVersion()).split('/')[1],
+      agentSandboxApiVersion: (await ctx.sandboxApiVersion()).split('/')[1],
       workspaceMode: this.config.workspaceMode,
       variant: this.config.variant,
       gatewayManagesLifecycle: false,
-    };
+    }));
   }
 
-  async validate(spec: SandboxSpec): Promise<void> {
-    const problems: string[] = [];
-    const workspace = spec.workspace ?? this.config.defaultWorkspace;
-    if (!spec.name) problems.push('name is required');
-    else if (!DNS_LABEL.test(spec.name)) problems.push(`name "${spec.name}" must be a DNS-1123 label: lower case alphanumeric characters or '-', starting and ending with an alphanumeric character`);
-    if (!DNS_LABEL.test(workspace)) problems.push(`workspace "${workspace}" must be a DNS-1123 label`);
-    const cr = crName(this.config.workspaceMode, workspace, spec.name ?? '');
-    if (cr.length > 63) problems.push(`sandbox name "${cr}" is ${cr.length} characters; the limit is 63${this.config.workspaceMode === 'shared' ? ' (shared mode names it {workspace}--{name})' : ''}`);
-    if (this.config.workspaceMode === 'managed') {
-      const namespace = workspaceNamespace(this.ctx, workspace);
-      if (namespace.length > 63) problems.push(`workspace "${workspace}" would be namespace "${namespace}", ${namespace.length} characters; the limit is 63 (managed mode names it openshell-{gateway}-{workspace})`);
-    }
-    if (!Array.isArray(spec.command) || spec.command.some((c) => typeof c !== 'string')) problems.push('command must be a list of strings');
-    for (const [field, value] of [['supervisorGraceSeconds', spec.supervisorGraceSeconds], ['workloadGraceSeconds', spec.workloadGraceSeconds]] as const) {
-      if (value !== undefined && (!Number.isInteger(value) || value < 0)) problems.push(`${field} must be a non-negative integer`);
-    }
-    if (problems.length) throw new DriverError('INVALID_ARGUMENT', `invalid sandbox: ${problems.join('; ')}`);
+  async validate(spec: SandboxSpec, options?: CallOptions): Promise<void> {
+    return this.call('validate', options, async () => this.check(spec));
   }
 
-  async create(spec: SandboxSpec): Promise<DriverSandbox> {
-    await this.validate(spec);
-    const id = randomBytes(8).toString('hex');
-    return this.ctx.gates.run(id, async () => toDriverSandbox(await createSandbox(this.ctx, id, spec)));
-  }
-
-  async get(id: string): Promise<DriverSandbox> {
-    return toDriverSandbox(await this.ctx.findSandbox(id));
-  }
-
-  async list(): Promise<DriverSandbox[]> {
-    return (await this.ctx.listSandboxes()).map((cr) => toDriverSandbox(cr));
-  }
-
-  async stop(id: string): Promise<DriverSandbox> {
-    const cr = await this.ctx.findSandbox(id);
-    return this.ctx.gates.run(id, async () => {
-      const outcome = await stopSandbox(this.ctx, (await this.ctx.kube.get(this.ctx.ref(cr))) ?? cr);
-      return toDriverSandbox(outcome.sandbox, outcome.warnings);
+  async create(spec: SandboxSpec, options?: CallOptions): Promise<DriverSandbox> {
+    return this.call('create', options, async (ctx) => {
+      this.check(spec);
+      const id = randomBytes(8).toString('hex');
+      return this.gated(ctx, id, async () => toDriverSandbox(await createSandbox(ctx, id, spec)));
     });
   }
 
-  async start(id: string): Promise<DriverSandbox> {
-    const cr = await this.ctx.findSandbox(id);
-    return this.ctx.gates.run(id, async () => toDriverSandbox(await startSandbox(this.ctx, (await this.ctx.kube.get(this.ctx.ref(cr))) ?? cr)));
+  async get(id: string, options?: CallOptions): Promise<DriverSandbox> {
+    return this.call('get', options, async (ctx) => {
+      ctx.call.enter('reading the Sandbox');
+      return toDriverSandbox(await ctx.findSandbox(id));
+    });
   }
 
-  async delete(id: string): Promise<boolean> {
-    if (!id) throw new DriverError('INVALID_ARGUMENT', 'sandbox_id is required');
-    return this.ctx.gates.run(id, async () => {
-      const found = await this.ctx.listSandboxes(id);
-      if (found.length === 0) return false;
-      return deleteSandbox(this.ctx, found[0]);
+  async list(options?: CallOptions): Promise<DriverSandbox[]> {
+    return this.call('list', options, async (ctx) => {
+      ctx.call.enter('listing the Sandboxes');
+      return (await ctx.listSandboxes()).map((cr) => toDriverSandbox(cr));
+    });
+  }
+
+  async stop(id: string, options?: CallOptions): Promise<DriverSandbox> {
+    return this.call('stop', options, async (ctx) => {
+      ctx.call.enter('reading the Sandbox');
+      const cr = await ctx.findSandbox(id);
+      ctx.call.subject = `sandbox ${id}`;
+      return this.gated(ctx, id, async () => {
+        const outcome = await stopSandbox(ctx, (await ctx.kube.get(ctx.ref(cr))) ?? cr);
+        return toDriverSandbox(outcome.sandbox, outcome.warnings);
+      });
+    });
+  }
+
+  async start(id: string, options?: CallOptions): Promise<DriverSandbox> {
+    return this.call('start', options, async (ctx) => {
+      ctx.call.enter('reading the Sandbox');
+      const cr = await ctx.findSandbox(id);
+      ctx.call.subject = `sandbox ${id}`;
+      return this.gated(ctx, id, async () => toDriverSandbox(await startSandbox(ctx, (await ctx.kube.get(ctx.ref(cr))) ?? cr)));
+    });
+  }
+
+  async delete(id: string, options?: CallOptions): Promise<boolean> {
+    return this.call('delete', options, async (ctx) => {
+      if (!id) throw new DriverError('INVALID_ARGUMENT', 'sandbox_id is required');
+      ctx.call.subject = `sandbox ${id}`;
+      return this.gated(ctx, id, async () => {
+        ctx.call.enter('reading the Sandbox');
+        const found = await ctx.listSandboxes(id);
+        if (found.length === 0) return false;
+        return deleteSandbox(ctx, found[0]);
+      });
     });
   }
 
@@ -129,7 +136,7 @@ export class KubernetesDriver implements ComputeDriver {
 
   /** Runs one reconciliation pass now (tests and the external driver's startup use it). */
   reconcile(): Promise<void> {
-    this.reconciling ??= reconcileOnce(this.ctx).finally(() => (this.reconciling = undefined));
+    this.reconciling ??= reconcileOnce(this.ctx.forCall(new CallScope('reconciliation'))).finally(() => (this.reconciling = undefined));
     return this.reconciling;
   }
 
@@ -147,6 +154,49 @@ export class KubernetesDriver implements ComputeDriver {
     this.closed = true;
     clearTimeout(this.reconcileTimer);
     await this.reconciling;
+  }
+
+  /** Checks a spec; INVALID_ARGUMENT listing every problem. Sends no request. */
+  private check(spec: SandboxSpec): void {
+    const problems: string[] = [];
+    const workspace = spec.workspace ?? this.config.defaultWorkspace;
+    if (!spec.name) problems.push('name is required');
+    else if (!DNS_LABEL.test(spec.name)) problems.push(`name "${spec.name}" must be a DNS-1123 label: lower case alphanumeric characters or '-', starting and ending with an alphanumeric character`);
+    if (!DNS_LABEL.test(workspace)) problems.push(`workspace "${workspace}" must be a DNS-1123 label`);
+    const cr = crName(this.config.workspaceMode, workspace, spec.name ?? '');
+    if (cr.length > 63) problems.push(`sandbox name "${cr}" is ${cr.length} characters; the limit is 63${this.config.workspaceMode === 'shared' ? ' (shared mode names it {workspace}--{name})' : ''}`);
+    if (this.config.workspaceMode === 'managed') {
+      const namespace = workspaceNamespace(this.ctx, workspace);
+      if (namespace.length > 63) problems.push(`workspace "${workspace}" would be namespace "${namespace}", ${namespace.length} characters; the limit is 63 (managed mode names it openshell-{gateway}-{workspace})`);
+    }
+    if (!Array.isArray(spec.command) || spec.command.some((c) => typeof c !== 'string')) problems.push('command must be a list of strings');
+    for (const [field, value] of [['supervisorGraceSeconds', spec.supervisorGraceSeconds], ['workloadGraceSeconds', spec.workloadGraceSeconds]] as const) {
+      if (value !== undefined && (!Number.isInteger(value) || value < 0)) problems.push(`${field} must be a non-negative integer`);
+    }
+    if (problems.length) throw new DriverError('INVALID_ARGUMENT', `invalid sandbox: ${problems.join('; ')}`);
+  }
+
+  /**
+   * Runs `work` for one call: bounded by the caller's deadline and signal, it rejects the moment
+   * they end (DEADLINE_EXCEEDED or CANCELLED, naming the stage), and its requests stop there too.
+   */
+  private async call<T>(operation: string, options: CallOptions | undefined, work: (ctx: DriverContext) => Promise<T>): Promise<T> {
+    const scope = new CallScope(operation, options);
+    try {
+      scope.check();
+      return await scope.race(work(this.ctx.forCall(scope)));
+    } finally {
+      scope.close();
+    }
+  }
+
+  /** `work` under the sandbox's lifecycle gate; a call that ended while queued for it never runs. */
+  private gated<T>(ctx: DriverContext, id: string, work: () => Promise<T>): Promise<T> {
+    ctx.call.enter('waiting for another call on this sandbox in this driver to finish');
+    return this.ctx.gates.run(id, async () => {
+      ctx.call.check();
+      return work();
+    });
   }
 
   private scheduleReconcile(): void {

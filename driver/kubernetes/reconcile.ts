@@ -1,15 +1,22 @@
+import { advanceGeneration } from './completion.ts';
 import type { DriverContext } from './context.ts';
-import { completeBootstrap, readyToComplete } from './generation.ts';
-import type { KubeObject } from './kube.ts';
-import { readState } from './sandbox-state.ts';
+import { isConflict, type KubeObject } from './kube.ts';
+import { ANNOTATION } from './names.ts';
+import { readState, type SandboxState } from './sandbox-state.ts';
 import { stopSandbox } from './stop.ts';
 
 /**
- * One reconciliation pass over every managed sandbox, each under its lifecycle gate (skipped
- * when a lifecycle call holds it): a stop interrupted in `releasing` or `suspending` resumes
- * through the same ordered stop — reconciliation never reverses the order; a generation that
- * became Ready completes; a bootstrap stuck beyond the grace is reaped (a create is deleted, a
- * restart is stopped).
+ * One reconciliation pass over every managed sandbox, each under this process's lifecycle gate
+ * (skipped when a lifecycle call here holds it). Safe with company — other replicas running
+ * lifecycle calls and passes of their own, arbitrated only by resourceVersion and UID guards:
+ *   - a stop found in `releasing` or `suspending` runs through the same ordered stop (the
+ *     supervisor gone before the suspension), whoever began it;
+ *   - a generation that became Ready is completed under the same rule and guard as create and
+ *     start use, so of two writers the second writes nothing;
+ *   - a create or restart is reaped only past its grace, counted from the started-at annotation
+ *     on the Sandbox (the replica running it may be another process): a create is deleted, a
+ *     restart is stopped;
+ *   - a settled sandbox (no bootstrap in flight) is only read: nothing written, nothing logged.
  */
 export async function reconcileOnce(ctx: DriverContext): Promise<void> {
   let sandboxes: KubeObject[];
@@ -22,28 +29,41 @@ export async function reconcileOnce(ctx: DriverContext): Promise<void> {
   for (const listed of sandboxes) {
     const { id } = readState(listed);
     await ctx.gates.tryRun(id, async () => {
-      const cr = await ctx.kube.get(ctx.ref(listed));
-      if (!cr || cr.metadata?.uid !== listed.metadata?.uid || cr.metadata?.deletionTimestamp) return;
-      const state = readState(cr);
-      if (!state.bootstrapping) return;
       try {
+        const cr = await ctx.kube.get(ctx.ref(listed));
+        if (!cr || cr.metadata?.uid !== listed.metadata?.uid || cr.metadata?.deletionTimestamp) return;
+        const state = readState(cr);
+        if (!state.bootstrapping) return;
         if (state.operation === 'stop') {
           await stopSandbox(ctx, cr);
           ctx.log(`reconciliation: sandbox ${id}: resumed the interrupted stop from phase ${state.phase}`);
-        } else if (readyToComplete(cr)) {
-          await completeBootstrap(ctx, cr);
-        } else if (Date.now() - Number(cr.metadata?.annotations?.['openshell.ai/sandbox-runtime-bootstrap-started-at-ms'] ?? Date.now()) > ctx.config.bootstrapGraceMs) {
-          if (state.operation === 'create') {
-            await ctx.kube.delete(ctx.ref(cr), { preconditions: { uid: cr.metadata!.uid, resourceVersion: cr.metadata!.resourceVersion } });
-            ctx.log(`reconciliation: sandbox ${id}: reaped a create that never completed`);
-          } else {
-            await stopSandbox(ctx, cr);
-            ctx.log(`reconciliation: sandbox ${id}: stopped a restart that never completed`);
-          }
+        } else {
+          await settleBootstrap(ctx, cr, state);
         }
       } catch (error) {
         ctx.log(`reconciliation: sandbox ${id}: ${(error as Error).message}`);
       }
     });
+  }
+}
+
+/** Completes a create or restart that is Ready; reaps one that is past its grace. */
+async function settleBootstrap(ctx: DriverContext, cr: KubeObject, state: SandboxState): Promise<void> {
+  const operation = state.operation === 'restart' ? 'restart' : 'create';
+  const { cr: now, standing } = await advanceGeneration(ctx, cr, state.generation ?? '', operation);
+  if (standing.kind === 'completed' || standing.kind === 'superseded') return;
+  const startedAt = Number(now.metadata?.annotations?.[ANNOTATION.startedAt]);
+  // Inside its grace (or of unknown age) the replica that began it may still be running it.
+  if (!Number.isFinite(startedAt) || Date.now() - startedAt <= ctx.config.bootstrapGraceMs) return;
+  if (operation === 'restart') {
+    await stopSandbox(ctx, now);
+    ctx.log(`reconciliation: sandbox ${state.id}: stopped a restart that never completed`);
+    return;
+  }
+  try {
+    await ctx.kube.delete(ctx.ref(now), { preconditions: { uid: now.metadata!.uid, resourceVersion: now.metadata!.resourceVersion } });
+    ctx.log(`reconciliation: sandbox ${state.id}: reaped a create that never completed`);
+  } catch (error) {
+    if (!isConflict(error)) throw error; // 409: written since it was read; the next pass decides again
   }
 }

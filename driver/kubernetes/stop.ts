@@ -2,9 +2,10 @@ import { DriverError } from '../compute-driver.ts';
 import { ChangeSignal } from './change-signal.ts';
 import type { DriverContext } from './context.ts';
 import { asDriverError, isConflict, statusOf, type KubeObject } from './kube.ts';
-import { ANNOTATION, LABEL, sandboxObjectNames } from './names.ts';
+import { ANNOTATION, sandboxObjectNames } from './names.ts';
 import { operatingSpec } from './render.ts';
-import { condition, readState } from './sandbox-state.ts';
+import { condition, readState, type SandboxState } from './sandbox-state.ts';
+import { superseded, transition, type Decide } from './transition.ts';
 
 /** Result of a stop: the final CR and cleanup problems that did not prevent suspension. */
 export interface StopOutcome {
@@ -25,6 +26,10 @@ const BOOTSTRAP_KEYS_CLEARED = {
   [ANNOTATION.supervisorUid]: null,
 };
 
+const stopping = (state: SandboxState, phase?: string) => state.bootstrapping && state.operation === 'stop' && (phase === undefined || state.phase === phase);
+/** Stopped and settled: suspended with the stop phase cleared (the workload Pod is checked apart). */
+const settled = (state: SandboxState) => !state.bootstrapping && state.suspendedInSpec;
+
 /**
  * Stop, in the order that lets the supervisor clean up (OpenShell#3424):
  *   1. stop-begin patch (phase `releasing`) — durable intent;
@@ -35,34 +40,78 @@ const BOOTSTRAP_KEYS_CLEARED = {
  *   5. delete the supervisor again (idempotent) and the generation Secrets by exact name — a Secret
  *      failure is reported on its own and never prevents suspension;
  *   6. completion patch.
- * A stop that finds `releasing` resumes at step 2; one that finds `suspending` only waits and cleans.
+ * Each step is decided from the Sandbox as it stands, so a stop that finds `releasing` resumes at
+ * step 2 and one that finds `suspending` only waits and cleans — after a crash, or while another
+ * replica runs the same stop: whoever writes a transition first, the other sees it and writes
+ * nothing, and neither ever suspends before the supervisor is gone. Returns once the Sandbox is
+ * suspended, its workload Pod gone and the stop phase cleared, whoever finished it.
  * Runs under the sandbox's lifecycle gate (the caller holds it).
  */
 export async function stopSandbox(ctx: DriverContext, cr: KubeObject): Promise<StopOutcome> {
   if (ctx.config.variant === 'suspend-first') return stopSuspendFirst(ctx, cr);
+  const warnings: string[] = [];
+  // The generation being stopped: the supervisor Pod of a later one is never touched.
+  const generation = readState(cr).generation;
   let state = readState(cr);
-  if (state.phase !== 'releasing' && state.phase !== 'suspending') {
-    cr = await ctx.patchSandbox(cr, () => ({
-      metadata: {
-        annotations: {
-          [ANNOTATION.bootstrapping]: 'true',
-          [ANNOTATION.startedAt]: String(Date.now()),
-          [ANNOTATION.operation]: 'stop',
-          [ANNOTATION.phase]: 'releasing',
-          [ANNOTATION.readiness]: 'unavailable',
-        },
-      },
-    }));
+  if (settled(state)) return { sandbox: await waitForWorkloadGone(ctx, cr), warnings };
+  if (!stopping(state)) {
+    cr = await transition(ctx, cr, 'recording the stop (phase releasing)', (_current, s) => {
+      if (stopping(s) || settled(s)) return null; // begun, or already finished, by someone else
+      return { metadata: { annotations: stopAnnotations('releasing', String(Date.now())) } };
+    });
+  }
+  let workloadGone = false;
+  for (;;) {
     state = readState(cr);
+    if (settled(state)) return { sandbox: workloadGone ? cr : await waitForWorkloadGone(ctx, cr), warnings };
+    if (!stopping(state)) throw superseded(ctx, describeMove(state));
+    if (state.phase !== 'suspending') {
+      await deleteSupervisorAndWait(ctx, cr);
+      cr = await transition(ctx, cr, 'suspending the workload', stopStep('releasing', (current) => suspension(current, 'suspending'), ctx));
+      continue;
+    }
+    cr = await waitForWorkloadGone(ctx, cr);
+    workloadGone = true;
+    if (!stopping(readState(cr), 'suspending')) continue; // finished or moved on meanwhile: decide again
+    warnings.push(...(await cleanUp(ctx, cr, generation)));
+    cr = await transition(ctx, cr, 'completing the stop', stopStep('suspending', () => ({ metadata: { annotations: { ...BOOTSTRAP_KEYS_CLEARED, [ANNOTATION.readiness]: 'unavailable' } } }), ctx));
   }
-  if (state.phase !== 'suspending') {
-    await deleteSupervisorAndWait(ctx, cr);
-    cr = await suspend(ctx, cr, 'suspending');
-  }
-  cr = await waitForWorkloadGone(ctx, cr);
-  const warnings = await cleanUp(ctx, cr);
-  cr = await ctx.patchSandbox(cr, () => ({ metadata: { annotations: { ...BOOTSTRAP_KEYS_CLEARED, [ANNOTATION.readiness]: 'unavailable' } } }));
-  return { sandbox: cr, warnings };
+}
+
+/**
+ * A stop transition out of `from`: written while the Sandbox still shows `from`; nothing when it
+ * already shows a later stop phase or the finished stop; FAILED_PRECONDITION when someone moved
+ * the sandbox elsewhere (a start began after another replica finished the stop).
+ */
+function stopStep(from: 'releasing' | 'suspending', write: (current: KubeObject) => Record<string, unknown>, ctx: DriverContext): Decide {
+  return (current, state) => {
+    if (stopping(state, from)) return write(current);
+    if (stopping(state, 'suspending') || settled(state)) return null;
+    throw superseded(ctx, describeMove(state));
+  };
+}
+
+function describeMove(state: SandboxState): string {
+  if (state.bootstrapping) return `a ${state.operation === 'restart' ? 'start' : state.operation} of the sandbox began (phase ${state.phase})`;
+  return 'the sandbox is running again';
+}
+
+function stopAnnotations(phase: 'releasing' | 'suspending' | 'rolling-back', startedAt: string) {
+  return {
+    [ANNOTATION.bootstrapping]: 'true',
+    [ANNOTATION.startedAt]: startedAt,
+    [ANNOTATION.operation]: 'stop',
+    [ANNOTATION.phase]: phase,
+    [ANNOTATION.readiness]: 'unavailable',
+  };
+}
+
+/** The suspension patch: the stop phase plus the suspended spec, in one write. */
+function suspension(current: KubeObject, phase: 'suspending' | 'rolling-back'): Record<string, unknown> {
+  return {
+    metadata: { annotations: stopAnnotations(phase, current.metadata?.annotations?.[ANNOTATION.startedAt] ?? String(Date.now())) },
+    spec: operatingSpec(current.apiVersion!, true),
+  };
 }
 
 /**
@@ -71,67 +120,64 @@ export async function stopSandbox(ctx: DriverContext, cr: KubeObject): Promise<S
  * has no boundary to clean up through and is SIGKILLed at its grace period.
  */
 async function stopSuspendFirst(ctx: DriverContext, cr: KubeObject): Promise<StopOutcome> {
-  cr = await suspend(ctx, cr, 'rolling-back');
+  const generation = readState(cr).generation;
+  cr = await transition(ctx, cr, 'suspending the workload', (current, state) => (stopping(state, 'rolling-back') ? null : suspension(current, 'rolling-back')));
   cr = await waitForWorkloadGone(ctx, cr);
   await deleteSupervisorAndWait(ctx, cr, { flatWaitSeconds: ctx.config.apiHeadroomSeconds });
-  const warnings = await cleanUp(ctx, cr);
-  cr = await ctx.patchSandbox(cr, () => ({ metadata: { annotations: { ...BOOTSTRAP_KEYS_CLEARED, [ANNOTATION.readiness]: 'unavailable' } } }));
+  const warnings = await cleanUp(ctx, cr, generation);
+  cr = await transition(ctx, cr, 'completing the stop', (_current, state) => (state.bootstrapping ? { metadata: { annotations: { ...BOOTSTRAP_KEYS_CLEARED, [ANNOTATION.readiness]: 'unavailable' } } } : null));
   return { sandbox: cr, warnings };
 }
 
-async function suspend(ctx: DriverContext, cr: KubeObject, phase: 'suspending' | 'rolling-back'): Promise<KubeObject> {
-  return ctx.patchSandbox(cr, (current) => ({
-    metadata: {
-      annotations: {
-        [ANNOTATION.bootstrapping]: 'true',
-        [ANNOTATION.startedAt]: current.metadata?.annotations?.[ANNOTATION.startedAt] ?? String(Date.now()),
-        [ANNOTATION.operation]: 'stop',
-        [ANNOTATION.phase]: phase,
-        [ANNOTATION.readiness]: 'unavailable',
-      },
-    },
-    spec: operatingSpec(current.apiVersion!, true),
-  }));
-}
-
 /**
- * Deletes the supervisor Pod with a UID precondition and waits until that Pod is gone. The
+ * Deletes the supervisor Pod with a UID precondition and waits until that Pod is gone. A Pod
+ * already terminating (another replica's delete) is only waited for, and a DELETE is sent only
+ * while the Sandbox, read just before, still shows the stop: once another replica has finished
+ * it, a supervisor under that name belongs to a start that began since and is left alone. The
  * deadline is the Pod's own grace period (30 s if unset) plus API headroom; the suspend-first
  * variant waits a flat API timeout instead, which is the race #3421 reported.
  */
 export async function deleteSupervisorAndWait(ctx: DriverContext, cr: KubeObject, options: { flatWaitSeconds?: number } = {}): Promise<void> {
+  ctx.call.enter('waiting for the supervisor Pod to be gone');
   const state = readState(cr);
   const ref = { apiVersion: 'v1', kind: 'Pod', namespace: state.namespace, name: sandboxObjectNames(state.id, state.crName).supervisorPod };
-  let pod = await ctx.kube.get(ref).catch((e) => Promise.reject(asDriverError(e, 'reading the supervisor Pod')));
+  const read = () => ctx.kube.get(ref).catch((e) => Promise.reject(asDriverError(e, 'reading the supervisor Pod')));
+  let pod = await read();
   if (!pod) return;
   const seconds = options.flatWaitSeconds ?? (pod.spec?.terminationGracePeriodSeconds ?? 30) + ctx.config.apiHeadroomSeconds;
   const deadline = Date.now() + seconds * 1000;
   const timeoutMessage = options.flatWaitSeconds !== undefined ? 'timed out waiting for supervisor Pod deletion' : `timed out after ${seconds}s waiting for supervisor Pod deletion`;
-  let deletedUid: string | undefined;
   const changes = ChangeSignal.open(ctx.kube.config, [{ path: `/api/v1/namespaces/${state.namespace}/pods`, name: ref.name }]);
   try {
     while (pod) {
-      const uid = pod.metadata!.uid!;
-      if (deletedUid !== uid) {
+      if (!pod.metadata?.deletionTimestamp) {
+        const now = await ctx.kube.get(ctx.ref(cr)).catch((e) => Promise.reject(asDriverError(e, 'reading the Sandbox')));
+        if (!now || now.metadata?.uid !== cr.metadata?.uid || !stopping(readState(now))) return; // the stop is over: decide again from the Sandbox
         try {
-          await ctx.kube.delete(ref, { preconditions: { uid }, propagationPolicy: 'Foreground' });
-          deletedUid = uid;
+          await ctx.kube.delete(ref, { preconditions: { uid: pod.metadata!.uid! }, propagationPolicy: 'Foreground' });
         } catch (error) {
           // 409: the Pod was replaced under the same name; the stale precondition protected the new one. Re-read.
           if (!isConflict(error)) throw asDriverError(error, `deleting supervisor Pod ${ref.name}`);
         }
       }
       if (Date.now() > deadline) throw new DriverError('UNAVAILABLE', timeoutMessage);
-      await changes.sleep(ctx.config.pollIntervalMs);
-      pod = await ctx.kube.get(ref).catch((e) => Promise.reject(asDriverError(e, 'reading the supervisor Pod')));
+      await ctx.call.sleep(ctx.config.pollIntervalMs, changes);
+      pod = await read();
     }
   } finally {
     changes.close();
   }
 }
 
-/** Waits until the workload Pod is gone (and on v1beta1 a current-generation Suspended=True), with back-off. */
+/** True when the supervisor Pod carries `generation` (or either side does not say). */
+function ofGeneration(pod: KubeObject, generation: string | undefined): boolean {
+  const own = pod.metadata?.annotations?.[ANNOTATION.generation];
+  return !generation || !own || own === generation;
+}
+
+/** Waits until the workload Pod is gone (and on v1beta1 a current-generation Suspended=True), with back-off; wakes on watch events. */
 async function waitForWorkloadGone(ctx: DriverContext, cr: KubeObject): Promise<KubeObject> {
+  ctx.call.enter('waiting for the workload Pod to be gone');
   const grace = (cr.spec?.podTemplate?.spec?.terminationGracePeriodSeconds as number | undefined) ?? 30;
   const seconds = grace + ctx.config.apiHeadroomSeconds;
   const deadline = Date.now() + seconds * 1000;
@@ -155,8 +201,9 @@ async function waitForWorkloadGone(ctx: DriverContext, cr: KubeObject): Promise<
       }
       const pod = await ctx.kube.get({ apiVersion: 'v1', kind: 'Pod', namespace: state.namespace, name: state.workloadPod }).catch((e) => Promise.reject(asDriverError(e, 'reading the workload Pod')));
       if (!pod && (!v1beta1 || suspended?.status === 'True')) return cr;
+      if (!state.suspendedInSpec) throw superseded(ctx, describeMove(state));
       if (Date.now() > deadline) throw new DriverError('UNAVAILABLE', `timed out after ${seconds}s waiting for Kubernetes sandbox to stop`);
-      await changes.sleep(interval);
+      await ctx.call.sleep(interval, changes);
       interval = Math.min(interval * 2, STOP_MAX_POLL_MS);
     }
   } finally {
@@ -164,11 +211,21 @@ async function waitForWorkloadGone(ctx: DriverContext, cr: KubeObject): Promise<
   }
 }
 
-/** Supervisor again (idempotent) and the generation Secrets by exact name; failures become warnings. */
-async function cleanUp(ctx: DriverContext, cr: KubeObject): Promise<string[]> {
+/**
+ * The supervisor again (idempotent, only this generation's) and the generation Secrets by exact
+ * name; failures become warnings. Another replica finishing the same stop meets 404s here.
+ */
+async function cleanUp(ctx: DriverContext, cr: KubeObject, generation: string | undefined): Promise<string[]> {
+  ctx.call.enter('deleting the generation Secrets');
   const state = readState(cr);
-  const names = sandboxObjectNames(state.id, state.crName, state.generation);
-  await ctx.kube.delete({ apiVersion: 'v1', kind: 'Pod', namespace: state.namespace, name: names.supervisorPod }).catch((e) => Promise.reject(asDriverError(e, 'deleting the supervisor Pod')));
+  const names = sandboxObjectNames(state.id, state.crName, generation ?? state.generation);
+  const supervisorRef = { apiVersion: 'v1', kind: 'Pod', namespace: state.namespace, name: names.supervisorPod };
+  const supervisor = await ctx.kube.get(supervisorRef).catch((e) => Promise.reject(asDriverError(e, 'reading the supervisor Pod')));
+  if (supervisor && !supervisor.metadata?.deletionTimestamp && ofGeneration(supervisor, generation)) {
+    await ctx.kube.delete(supervisorRef, { preconditions: { uid: supervisor.metadata!.uid! } }).catch((e) => {
+      if (!isConflict(e)) return Promise.reject(asDriverError(e, 'deleting the supervisor Pod'));
+    });
+  }
   const warnings: string[] = [];
   for (const secret of [names.sandboxSecret, names.supervisorSecret]) {
     if (!secret) continue;
@@ -183,4 +240,3 @@ async function cleanUp(ctx: DriverContext, cr: KubeObject): Promise<string[]> {
   }
   return warnings;
 }
-

@@ -283,12 +283,16 @@ export class Lab {
     return kc;
   }
 
-  /** A driver with FAST settings; an option given as undefined falls back to the driver's own default. */
-  driver(cluster: EmbeddedCluster | k8s.KubeConfig, options: Partial<Omit<DriverOptions, 'kubeconfig'>> = {}): KubernetesDriver {
+  /**
+   * A driver with FAST settings; an option given as undefined falls back to the driver's own
+   * default. A `replica` name prefixes its log lines (`A: …`), so tests can tell replicas apart.
+   */
+  driver(cluster: EmbeddedCluster | k8s.KubeConfig, options: Partial<Omit<DriverOptions, 'kubeconfig'>> = {}, replica?: string): KubernetesDriver {
     const merged: Record<string, unknown> = { ...FAST, ...options };
     for (const key of Object.keys(merged)) if (merged[key] === undefined) delete merged[key];
     const kubeconfig = cluster instanceof EmbeddedCluster ? this.kubeconfig(cluster) : cluster;
-    const driver = new KubernetesDriver({ ...(merged as Partial<DriverOptions>), kubeconfig, log: (line) => this.logs.push(line) });
+    const log = (line: string) => this.logs.push(replica ? `${replica}: ${line}` : line);
+    const driver = new KubernetesDriver({ ...(merged as Partial<DriverOptions>), kubeconfig, log });
     this.drivers.push(driver);
     return driver;
   }
