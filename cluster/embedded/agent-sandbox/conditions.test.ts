@@ -15,7 +15,7 @@ interface Step {
   suspended: boolean;
   expired?: boolean;
   errors?: string[];
-  podUnknown?: boolean;
+  podError?: boolean;
   service?: ObservedInput['service'];
   pod?: { phase: string; ready?: boolean; podIPs?: string[]; owned?: boolean };
 }
@@ -37,7 +37,7 @@ function play(steps: Step[]): Golden {
         suspended: step.suspended,
         expired: step.expired,
         errors: step.errors,
-        podUnknown: step.podUnknown,
+        podError: step.podError,
         service: step.service,
         pod: step.pod && { phase: step.pod.phase, ready: step.pod.ready ?? false, podIPs: step.pod.podIPs ?? [], owned: step.pod.owned ?? true },
       };

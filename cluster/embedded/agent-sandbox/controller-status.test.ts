@@ -53,6 +53,8 @@ for (const version of ['v0.4.6', 'v0.5.4'] as const) {
       await world.livePod(NAME);
       world.run(NAME);
       await ready(world, 1, 'Pod is Ready');
+      // Once the controller's cache has caught up with its own writes (before, a stale read may rewrite the same status).
+      await world.installation.controller.settled();
       const { resourceVersion } = world.sandbox(NAME).metadata;
       const seen = world.installation.controller.reconcileCount;
       // An event on the owned Pod triggers a reconcile that finds nothing to change.
@@ -68,9 +70,12 @@ for (const version of ['v0.4.6', 'v0.5.4'] as const) {
       world.api.patch(world.sandboxes(), NAME, 'merge', { metadata: { finalizers: ['example.com/hold'] } });
       world.deleteSandbox(NAME);
       expect(world.sandbox(NAME).metadata.deletionTimestamp).toBeDefined();
+      // Until its cache shows the deletion the controller may still act on the Sandbox, as a real one would.
+      await world.installation.controller.settled();
       const seen = world.installation.controller.reconcileCount;
       world.api.delete(world.target('pods'), NAME);
       await expect.poll(() => world.installation.controller.reconcileCount).toBeGreaterThan(seen);
+      await world.installation.controller.settled();
       expect(world.get('pods', NAME)).toBeUndefined();
       world.api.patch(world.sandboxes(), NAME, 'merge', { metadata: { finalizers: null } });
     });

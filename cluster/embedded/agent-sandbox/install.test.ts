@@ -1,13 +1,11 @@
 import { expect, test } from '@playwright/test';
-import { readFileSync } from 'node:fs';
-import { parseAllDocuments } from 'yaml';
 import { EmbeddedCluster } from '../cluster.ts';
-import type { KubeObject } from '../types.ts';
 import { AgentSandboxController } from './controller.ts';
 import { V1ALPHA1_DEPRECATION_WARNING } from './crds.ts';
 import { AGENT_SANDBOX_VERSIONS, installAgentSandbox, waitForCrdEstablished } from './install.ts';
 import { AGENT_SANDBOX_PROFILES, type AgentSandboxVersion } from './profiles.ts';
 import { POD_IP, podTemplate } from './test-kit.ts';
+import { NO_MANIFESTS, manifestsAvailable, upstreamManifest, upstreamSandboxCrd } from './upstream-manifests.ts';
 
 const CRD = 'sandboxes.agents.x-k8s.io';
 
@@ -92,10 +90,9 @@ test('upgrade v0.4.6 -> v0.5.4: a replicas-0 Sandbox stored as v1alpha1 is Suspe
 });
 
 test('the real upstream v0.5.0 CRD works with the v0.5.0 controller', async () => {
-  const file = new URL('../../../../shared/upstream/agent-sandbox/v0.5.0/manifest.yaml', import.meta.url);
-  const docs = parseAllDocuments(readFileSync(file, 'utf8')).map((d) => d.toJS() as KubeObject | null);
-  const crd = docs.find((d) => d?.kind === 'CustomResourceDefinition' && d.metadata.name === CRD)!;
-  const namespace = docs.find((d) => d?.kind === 'Namespace')!;
+  test.skip(!manifestsAvailable(), NO_MANIFESTS);
+  const crd = upstreamSandboxCrd('v0.5.0');
+  const namespace = upstreamManifest('v0.5.0').find((d) => d.kind === 'Namespace')!;
   await withCluster(async (cluster) => {
     const { api } = cluster;
     api.create(api.target('v1', 'namespaces'), namespace);
