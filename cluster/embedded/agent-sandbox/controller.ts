@@ -85,6 +85,11 @@ export class AgentSandboxController {
     }
   }
 
+  /** Sandboxes waiting for a delayed look: a retry after an error, or a requeue at shutdownTime. */
+  delayedCount(): number {
+    return this.queue.waitingCount();
+  }
+
   private observe(event: StoreEvent): void {
     if (event.resource === SANDBOXES_KEY) {
       this.queue.add(keyOf(event.object));

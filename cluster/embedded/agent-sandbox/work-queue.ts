@@ -112,6 +112,11 @@ export class WorkQueue {
     }
   }
 
+  /** Keys waiting for a delayed add (a retry or a requeue). */
+  waitingCount(): number {
+    return this.waiting.size;
+  }
+
   /** Nothing queued and nothing processing (delayed adds may still be waiting). */
   idle(): boolean {
     return this.queue.length === 0 && this.processing.size === 0;
