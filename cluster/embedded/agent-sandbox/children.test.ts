@@ -107,3 +107,16 @@ test('adoption: anything unowned at v0.4.6; only adoptable or hash-labelled obje
   expect([plain, adoptable, tracked, otherHash].map((o) => mayAdopt(v046, o, 'my-sandbox'))).toEqual([true, true, true, true]);
   expect([plain, adoptable, tracked, otherHash].map((o) => mayAdopt(v050, o, 'my-sandbox'))).toEqual([false, true, true, false]);
 });
+
+test('v0.5.4 copies the Sandbox created-by label to the Pod, normalised, and drops a stale one; earlier releases do not', () => {
+  const labelled = (value?: string) => {
+    const s = sandbox({ podTemplate: { spec: {} } });
+    if (value) s.metadata.labels = { 'agents.x-k8s.io/created-by': value };
+    return s;
+  };
+  expect(podMetadata(v054, labelled('python-client')).labels['agents.x-k8s.io/created-by']).toBe('python-client');
+  expect(podMetadata(v054, labelled('my-script')).labels['agents.x-k8s.io/created-by']).toBe('unknown');
+  const pod = { metadata: { name: 'my-sandbox', labels: { 'agents.x-k8s.io/created-by': 'controller' } } } as KubeObject;
+  expect(podMetadata(v054, labelled(), pod).labels).not.toHaveProperty('agents.x-k8s.io/created-by');
+  expect(podMetadata(v050, labelled('go-client')).labels).not.toHaveProperty('agents.x-k8s.io/created-by');
+});

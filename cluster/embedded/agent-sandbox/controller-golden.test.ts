@@ -23,6 +23,7 @@ interface Step {
   run?: boolean;
   finalize?: boolean;
   deleteService?: boolean;
+  deletePvc?: string;
   /** A label on the Sandbox: an event that makes the controller look again. */
   poke?: boolean;
   fault?: FaultSpec;
@@ -32,6 +33,8 @@ interface Step {
 interface Case {
   /** A Service named like the Sandbox, controlled by a ConfigMap, made before anything else. */
   foreignService?: boolean;
+  /** Likewise a PVC named like the first claim template's. */
+  foreignPvc?: boolean;
   steps: Step[];
 }
 
@@ -47,19 +50,25 @@ function observe(world: SandboxWorld) {
     podNameAnnotation: sandbox.metadata.annotations?.[POD_NAME_ANNOTATION] ?? null,
     pod: !pod ? 'absent' : pod.metadata.deletionTimestamp ? 'terminating' : ((pod.status as { phase?: string } | undefined)?.phase ?? 'Pending'),
     service: world.get('services', NAME)?.metadata.ownerReferences?.[0]?.kind ?? 'absent',
+    pvcs: world.api.list(world.target('persistentvolumeclaims')).items.map((p) => `${p.metadata.name} (${p.metadata.ownerReferences?.[0]?.kind})`),
   };
   return JSON.parse(JSON.stringify(seen).replace(UID, '<uid>')) as typeof seen;
 }
 
 async function play(world: SandboxWorld, input: Case) {
   const controller = world.installation.controller;
+  const owner = world.api.create(world.api.target('v1', 'configmaps', 'default'), { metadata: { name: 'other-owner' } }).object;
+  const foreign = [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'other-owner', uid: owner.metadata.uid!, controller: true }];
+  if (input.foreignPvc) {
+    const spec = { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } };
+    world.api.create(world.target('persistentvolumeclaims'), { metadata: { name: `first-${NAME}`, ownerReferences: foreign }, spec });
+  }
   if (input.foreignService) {
-    const owner = world.api.create(world.api.target('v1', 'configmaps', 'default'), { metadata: { name: 'other-owner' } }).object;
     world.api.create(world.target('services'), {
       metadata: {
         name: NAME,
         labels: { 'agents.x-k8s.io/sandbox-name-hash': 'foreign' },
-        ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'other-owner', uid: owner.metadata.uid!, controller: true }],
+        ownerReferences: foreign,
       },
       spec: { clusterIP: 'None', selector: { app: 'elsewhere' } },
     });
@@ -83,6 +92,7 @@ async function play(world: SandboxWorld, input: Case) {
     if (step.suspend) world.suspend(NAME);
     if (step.finalize) world.finalize(NAME);
     if (step.deleteService) world.api.delete(world.target('services'), NAME);
+    if (step.deletePvc) world.api.delete(world.target('persistentvolumeclaims'), step.deletePvc);
     if (step.poke) world.api.patch(world.sandboxes(), NAME, 'merge', { metadata: { labels: { poke: step.name.length.toString() } } });
     await controller.settled();
     out.push({ step: step.name, ...observe(world) });
