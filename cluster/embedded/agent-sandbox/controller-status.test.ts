@@ -93,6 +93,21 @@ for (const version of ['v0.4.6', 'v0.5.4'] as const) {
   });
 }
 
+for (const version of ['v0.5.0', 'v0.5.4'] as const) {
+  sandboxTest(version)(`Agent Sandbox ${version}: a status write refused with 409 is retried (Update up to v0.5.3, merge patch without precondition at v0.5.4)`, async ({ world }) => {
+    const conflict = { subresource: 'status', resource: 'sandboxes.agents.x-k8s.io', status: 409, reason: 'Conflict', message: 'the object has been modified' };
+    const onUpdate = world.installation.controller.faults.add({ ...conflict, verb: 'update', times: 1 });
+    const onPatch = world.installation.controller.faults.add({ ...conflict, verb: 'patch', times: 1 });
+    world.createSandbox(NAME);
+    await world.livePod(NAME);
+    world.run(NAME);
+    await expect.poll(() => world.conditions(NAME).find((c) => c.type === 'Ready')).toEqual(readyTrue(1));
+    const left = world.installation.controller.faults.list().map((f) => f.id);
+    // A used-up fault is removed: the release's own write verb met its 409, the other verb was never used.
+    expect([left.includes(onUpdate.id), left.includes(onPatch.id)]).toEqual(version === 'v0.5.0' ? [false, true] : [true, false]);
+  });
+}
+
 sandboxTest('v0.4.6')('Agent Sandbox v0.4.6: the scale subresource suspends and reports replicas', async ({ world }) => {
   world.createSandbox(NAME);
   await world.livePod(NAME);
