@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { AGENT_SANDBOX_VERSIONS, type AgentSandboxVersion } from '../cluster/embedded/agent-sandbox/install.ts';
+import { describeRealism } from '../cluster/embedded/agent-sandbox/realism.ts';
 import { EmbeddedCluster } from '../cluster/embedded/cluster.ts';
 import { fixtureImageCatalog } from '../fixtures/images/catalog.ts';
 
@@ -22,6 +23,11 @@ Options:
   --port N                  API server port on 127.0.0.1 (default: a free port)
   --agent-sandbox VERSION   install Agent Sandbox: its CRDs and a controller with that
                             version's behaviour (${AGENT_SANDBOX_VERSIONS.join(', ')}); default: none
+  --realism on|off          Agent Sandbox controller timing: on (default) reads through a
+                            lagging cache, reconciles with latency, retries conflicts with
+                            backoff, as on a real cluster; off reacts at once on fresh reads
+  --seed N                  seed of that timing (printed at start); the same seed replays the
+                            same lags and latencies
   --no-node                 no node agent (API server and controllers only)
   -h, --help                show this help
 
@@ -42,6 +48,8 @@ try {
       kubeconfig: { type: 'string' },
       port: { type: 'string' },
       'agent-sandbox': { type: 'string' },
+      realism: { type: 'string' },
+      seed: { type: 'string' },
       'no-node': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -63,14 +71,22 @@ if (agentSandbox !== undefined && !(AGENT_SANDBOX_VERSIONS as readonly string[])
   fail(`unknown Agent Sandbox version "${agentSandbox}"; known: ${AGENT_SANDBOX_VERSIONS.join(', ')}`);
 }
 
+const realism = values.realism ?? 'on';
+if (realism !== 'on' && realism !== 'off') fail(`--realism must be "on" or "off", got "${realism}"`);
+const seed = values.seed === undefined ? undefined : Number(values.seed);
+if (seed !== undefined && (!Number.isSafeInteger(seed) || seed < 0)) fail(`--seed must be a whole number >= 0, got "${values.seed}"`);
+if ((values.realism !== undefined || seed !== undefined) && !agentSandbox) fail('--realism and --seed apply to the Agent Sandbox controller: add --agent-sandbox VERSION');
+
 const kubeconfigPath = resolve(values.kubeconfig ?? '.cluster/embedded/kubeconfig');
 const cluster = await EmbeddedCluster.start({
   kubeconfigPath,
   port,
   node: values['no-node'] ? undefined : { images: fixtureImageCatalog },
   agentSandbox: agentSandbox as AgentSandboxVersion | undefined,
+  agentSandboxRealism: { enabled: realism === 'on', seed },
 }).catch((error: Error) => fail(`could not start the embedded cluster: ${error.message}`));
-process.stdout.write(`embedded cluster ready at ${cluster.url}${agentSandbox ? ` with Agent Sandbox ${agentSandbox}` : ''}; kubeconfig: ${kubeconfigPath}\n`);
+const sandboxNote = cluster.agentSandboxRealism ? ` with Agent Sandbox ${agentSandbox} (${describeRealism(cluster.agentSandboxRealism)})` : '';
+process.stdout.write(`embedded cluster ready at ${cluster.url}${sandboxNote}; kubeconfig: ${kubeconfigPath}\n`);
 
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -7,6 +7,7 @@ import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from './auth/rbac
 import { ApiServer } from './api/http-server.ts';
 import { AGENT_SANDBOX_WEBHOOK, convertSandbox } from './agent-sandbox/conversion.ts';
 import { installAgentSandbox, type AgentSandboxInstallation, type AgentSandboxVersion } from './agent-sandbox/install.ts';
+import type { RealismOptions, ResolvedRealism } from './agent-sandbox/realism.ts';
 import { claimAddressBlock, type AddressBlock } from './address-block.ts';
 import { ValidatingAdmissionPolicyPlugin } from './admission/policy-plugin.ts';
 import { PolicyStatusController } from './admission/policy-status-controller.ts';
@@ -38,6 +39,8 @@ export interface EmbeddedClusterOptions {
   node?: NodeAgentOptions;
   /** Installs Agent Sandbox (CRDs + controller) with this version's behaviour profile; omitted = not installed. */
   agentSandbox?: AgentSandboxVersion;
+  /** Real-cluster timing of the Agent Sandbox controller: on by default, seeded (agent-sandbox/realism.ts). */
+  agentSandboxRealism?: RealismOptions;
 }
 
 const INITIAL_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -103,7 +106,7 @@ export class EmbeddedCluster {
       this.serviceProxy = new ServiceProxy(this.api);
       this.serviceProxy.start();
     }
-    if (this.options.agentSandbox) this.agentSandbox = await installAgentSandbox(this, this.options.agentSandbox);
+    if (this.options.agentSandbox) this.agentSandbox = await installAgentSandbox(this, this.options.agentSandbox, { realism: this.options.agentSandboxRealism });
     if (this.options.kubeconfigPath) {
       await mkdir(dirname(this.options.kubeconfigPath), { recursive: true });
       await writeFile(this.options.kubeconfigPath, this.kubeconfig(), { mode: 0o600 });
@@ -116,6 +119,11 @@ export class EmbeddedCluster {
 
   get certificateAuthority(): string {
     return this.caCert;
+  }
+
+  /** The Agent Sandbox controller's realism as resolved (its seed reproduces the run); undefined when not installed. */
+  get agentSandboxRealism(): ResolvedRealism | undefined {
+    return this.agentSandbox?.controller.realism;
   }
 
   kubeconfig(): string {

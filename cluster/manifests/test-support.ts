@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { parseAllDocuments } from 'yaml';
 import { FETCH_COMMAND, MANIFESTS_ENV, localAgentSandboxManifest } from './agent-sandbox-manifests.ts';
 import { agentSandboxAsset, type KnownAgentSandboxVersion } from './agent-sandbox-releases.ts';
 
@@ -29,3 +31,21 @@ export function upstreamManifests<V extends KnownAgentSandboxVersion>(...version
     missing: `needs the real Agent Sandbox ${absent.join(', ')} release manifest${absent.length > 1 ? 's' : ''}, neither in ${MANIFESTS_ENV} nor cached: set ${MANIFESTS_ENV}=DIR (DIR holding ${files}) or run \`${FETCH_COMMAND} ${absent.join(' ')}\``,
   };
 }
+
+/** Every document of a verified release manifest (a path from `upstreamManifests`), nulls dropped. */
+export function manifestDocuments(path: string): KubeObjectLike[] {
+  return parseAllDocuments(readFileSync(path, 'utf8'))
+    .map((d) => d.toJS() as KubeObjectLike | null)
+    .filter((d): d is KubeObjectLike => !!d);
+}
+
+/** The Sandbox CustomResourceDefinition of a verified release manifest. */
+export function sandboxCrdOf(path: string): KubeObjectLike {
+  const crd = manifestDocuments(path).find((d) => d.kind === 'CustomResourceDefinition' && d.metadata?.name === 'sandboxes.agents.x-k8s.io');
+  if (!crd) throw new Error(`${path} has no CustomResourceDefinition sandboxes.agents.x-k8s.io`);
+  return crd;
+}
+
+/** A manifest document, typed only as far as these helpers look. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type KubeObjectLike = { kind?: string; metadata?: { name?: string; namespace?: string } } & Record<string, any>;

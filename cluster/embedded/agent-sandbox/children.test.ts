@@ -1,8 +1,9 @@
 import { expect, test } from '@playwright/test';
 import type { KubeObject } from '../types.ts';
-import { desiredPod, desiredPvc, desiredService, mayAdopt, podMetadata, servicePorts } from './children.ts';
+import { desiredPod, desiredPvc, desiredService, desiredServicePorts, mayAdopt, podMetadata, samePorts } from './children.ts';
+import { expectGolden, goldenCases, readGoldenInput } from './golden.ts';
 import { nameHash } from './names.ts';
-import { AGENT_SANDBOX_PROFILES } from './profiles.ts';
+import { AGENT_SANDBOX_PROFILES, AGENT_SANDBOX_VERSIONS } from './profiles.ts';
 
 const v046 = AGENT_SANDBOX_PROFILES['v0.4.6'];
 const v050 = AGENT_SANDBOX_PROFILES['v0.5.0'];
@@ -76,20 +77,26 @@ test('PVC per claim template: <vct>-<sandbox>, template labels plus the hash, ow
   });
 });
 
-test('headless Service: no ports up to v0.5.0, container ports (and sidecar ports) from v0.5.4', () => {
-  const spec = {
-    containers: [{ name: 'a', ports: [{ containerPort: 8080 }, { name: 'metrics', containerPort: 9090 }, { containerPort: 53, protocol: 'UDP' }] }],
-    initContainers: [{ name: 'sidecar', restartPolicy: 'Always', ports: [{ containerPort: 7000 }] }, { name: 'init', ports: [{ containerPort: 7001 }] }],
-  };
+test('headless Service: no ports up to v0.5.0; v0.5.4 derives them from container ports', () => {
+  const spec = { containers: [{ name: 'a', ports: [{ containerPort: 8080 }] }] };
   const s = sandbox({ podTemplate: { spec } });
   expect(desiredService(v050, s).spec).toEqual({ clusterIP: 'None', selector: { 'agents.x-k8s.io/sandbox-name-hash': '374de8f5' } });
-  expect(servicePorts(spec)).toEqual([
-    { name: 'p-8080-tcp', port: 8080, targetPort: 8080, protocol: 'TCP' },
-    { name: 'metrics', port: 9090, targetPort: 9090, protocol: 'TCP' },
-    { name: 'p-53-udp', port: 53, targetPort: 53, protocol: 'UDP' },
-    { name: 'p-7000-tcp', port: 7000, targetPort: 7000, protocol: 'TCP' },
-  ]);
-  expect((desiredService(v054, s).spec as { ports: unknown[] }).ports).toHaveLength(4);
+  expect((desiredService(v054, s).spec as { ports: unknown[] }).ports).toEqual([{ name: 'p-8080-tcp', protocol: 'TCP', port: 8080, targetPort: 8080 }]);
+});
+
+for (const name of goldenCases('service-ports')) {
+  test(`service ports golden: ${name}`, () => {
+    const { podSpec } = readGoldenInput<{ podSpec: Record<string, unknown> }>('service-ports', name);
+    const s = sandbox({ podTemplate: { spec: podSpec } });
+    expectGolden('service-ports', name, Object.fromEntries(AGENT_SANDBOX_VERSIONS.map((v) => [v, desiredServicePorts(AGENT_SANDBOX_PROFILES[v], s)])));
+  });
+}
+
+test('port drift is judged on name, protocol, port and targetPort, in order', () => {
+  const ports = [{ name: 'a', protocol: 'TCP', port: 1, targetPort: 1 }];
+  expect(samePorts([{ ...ports[0], appProtocol: 'http' }], ports)).toBe(true);
+  expect(samePorts([{ ...ports[0], targetPort: 2 }], ports)).toBe(false);
+  expect(samePorts(undefined, [])).toBe(true);
 });
 
 test('adoption: anything unowned at v0.4.6; only adoptable or hash-labelled objects from v0.5.0', () => {
@@ -99,4 +106,17 @@ test('adoption: anything unowned at v0.4.6; only adoptable or hash-labelled obje
   const otherHash = { metadata: { name: 'my-sandbox', labels: { 'agents.x-k8s.io/sandbox-name-hash': 'ab179450' } } } as KubeObject;
   expect([plain, adoptable, tracked, otherHash].map((o) => mayAdopt(v046, o, 'my-sandbox'))).toEqual([true, true, true, true]);
   expect([plain, adoptable, tracked, otherHash].map((o) => mayAdopt(v050, o, 'my-sandbox'))).toEqual([false, true, true, false]);
+});
+
+test('v0.5.4 copies the Sandbox created-by label to the Pod, normalised, and drops a stale one; earlier releases do not', () => {
+  const labelled = (value?: string) => {
+    const s = sandbox({ podTemplate: { spec: {} } });
+    if (value) s.metadata.labels = { 'agents.x-k8s.io/created-by': value };
+    return s;
+  };
+  expect(podMetadata(v054, labelled('python-client')).labels['agents.x-k8s.io/created-by']).toBe('python-client');
+  expect(podMetadata(v054, labelled('my-script')).labels['agents.x-k8s.io/created-by']).toBe('unknown');
+  const pod = { metadata: { name: 'my-sandbox', labels: { 'agents.x-k8s.io/created-by': 'controller' } } } as KubeObject;
+  expect(podMetadata(v054, labelled(), pod).labels).not.toHaveProperty('agents.x-k8s.io/created-by');
+  expect(podMetadata(v050, labelled('go-client')).labels).not.toHaveProperty('agents.x-k8s.io/created-by');
 });

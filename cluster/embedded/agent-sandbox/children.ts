@@ -7,6 +7,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { clone, isPlainObject, type KubeObject, type OwnerReference } from '../types.ts';
 import {
   ADOPTABLE_LABEL,
+  CREATED_BY_LABEL,
+  CREATED_BY_VALUES,
   NAME_HASH_LABEL,
   PROPAGATED_ANNOTATIONS_ANNOTATION,
   PROPAGATED_LABELS_ANNOTATION,
@@ -93,9 +95,15 @@ export function podMetadata(profile: AgentSandboxProfile, sandbox: KubeObject, e
   };
   dropStale(current.labels, current.annotations[PROPAGATED_LABELS_ANNOTATION], template.labels);
   dropStale(current.annotations, current.annotations[PROPAGATED_ANNOTATIONS_ANNOTATION], template.annotations);
-  const labels = profile.templateMetadata.templateLabelsWin
+  const labels: StringMap = profile.templateMetadata.templateLabelsWin
     ? { ...current.labels, ...hash, ...template.labels }
     : { ...current.labels, ...template.labels, ...hash };
+  if (profile.copyCreatedByLabel) {
+    // v0.5.4 copies the Sandbox's created-by label, normalised to a known value, and removes a stale one.
+    const createdBy = sandbox.metadata.labels?.[CREATED_BY_LABEL];
+    if (createdBy) labels[CREATED_BY_LABEL] = (CREATED_BY_VALUES as readonly string[]).includes(createdBy) ? createdBy : 'unknown';
+    else delete labels[CREATED_BY_LABEL];
+  }
   const annotations: StringMap = { ...current.annotations, ...template.annotations };
   delete annotations[PROPAGATED_LABELS_ANNOTATION];
   delete annotations[PROPAGATED_ANNOTATIONS_ANNOTATION];
@@ -159,28 +167,56 @@ interface ContainerPort {
   protocol?: string;
 }
 
-/** v0.5.4+: one Service port per container port (and restartable init-container port), named p-<port>-<proto> when unnamed. */
+/**
+ * v0.5.4+ (servicePortsForSandbox): one Service port per distinct (port, protocol) of the
+ * containers and restartable init containers, sorted by port then protocol. A port keeps the
+ * first explicit name given to it unless an earlier port took that name; unnamed ports are
+ * called p-<port>-<proto>, with -2, -3, ... added when that name is taken.
+ */
 export function servicePorts(podSpec: Record<string, unknown> | undefined): Record<string, unknown>[] {
   type Container = { ports?: ContainerPort[]; restartPolicy?: string };
   const containers = (podSpec?.containers ?? []) as Container[];
   const sidecars = ((podSpec?.initContainers ?? []) as Container[]).filter((c) => c.restartPolicy === 'Always');
-  const seen = new Set<string>();
-  const ports: Record<string, unknown>[] = [];
-  for (const port of [...containers, ...sidecars].flatMap((c) => c.ports ?? [])) {
-    if (typeof port.containerPort !== 'number') continue;
-    const protocol = port.protocol ?? 'TCP';
-    const key = `${port.containerPort}/${protocol}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    ports.push({ name: port.name ?? `p-${port.containerPort}-${protocol.toLowerCase()}`, port: port.containerPort, targetPort: port.containerPort, protocol });
+  const explicit = new Map<string, { port: number; protocol: string; name: string }>();
+  const taken = new Set<string>();
+  for (const declared of [...containers, ...sidecars].flatMap((c) => c.ports ?? [])) {
+    if (typeof declared.containerPort !== 'number' || declared.containerPort === 0) continue;
+    const protocol = declared.protocol || 'TCP';
+    const key = `${declared.containerPort}/${protocol}`;
+    const entry = explicit.get(key) ?? { port: declared.containerPort, protocol, name: '' };
+    explicit.set(key, entry);
+    if (!declared.name || entry.name || taken.has(declared.name)) continue;
+    entry.name = declared.name;
+    taken.add(declared.name);
   }
-  return ports;
+  const sorted = [...explicit.values()].sort((a, b) => a.port - b.port || (a.protocol < b.protocol ? -1 : a.protocol > b.protocol ? 1 : 0));
+  return sorted.map(({ port, protocol, name }) => {
+    let chosen = name;
+    if (!chosen) {
+      const base = `p-${port}-${protocol.toLowerCase()}`;
+      chosen = base;
+      for (let suffix = 2; taken.has(chosen); suffix++) chosen = `${base}-${suffix}`;
+    }
+    taken.add(chosen);
+    return { name: chosen, protocol, port, targetPort: port };
+  });
+}
+
+/** The fields of two port lists that servicePortsEqual compares, in order. */
+export function samePorts(a: unknown, b: Record<string, unknown>[]): boolean {
+  const pick = (ports: unknown) => ((Array.isArray(ports) ? ports : []) as Record<string, unknown>[]).map((p) => [p.name ?? '', p.protocol ?? '', p.port, p.targetPort]);
+  return isDeepStrictEqual(pick(a), pick(b));
+}
+
+/** The ports the release gives the Sandbox's Service: none before v0.5.4. */
+export function desiredServicePorts(profile: AgentSandboxProfile, sandbox: KubeObject): Record<string, unknown>[] {
+  return profile.servicePorts === 'from-containers' ? servicePorts(sandboxSpec(sandbox).podTemplate?.spec) : [];
 }
 
 /** The headless Service named after the Sandbox, selecting its Pod by the name-hash label. */
 export function desiredService(profile: AgentSandboxProfile, sandbox: KubeObject): KubeObject {
   const hash = { [NAME_HASH_LABEL]: nameHash(sandbox.metadata.name!) };
-  const ports = profile.servicePorts === 'from-containers' ? servicePorts(sandboxSpec(sandbox).podTemplate?.spec) : [];
+  const ports = desiredServicePorts(profile, sandbox);
   return {
     apiVersion: 'v1',
     kind: 'Service',

@@ -5,12 +5,9 @@
  * lastTransitionTime carry over). Regenerate with UPDATE_GOLDEN=1 and review the diff.
  */
 import { expect, test } from '@playwright/test';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { parse, stringify } from 'yaml';
 import { nextConditions, observe, type Condition, type ObservedInput } from './conditions.ts';
+import { expectGolden, goldenCases, readGoldenInput } from './golden.ts';
 import { AGENT_SANDBOX_PROFILES, AGENT_SANDBOX_VERSIONS, agentSandboxProfile, specSuspended } from './profiles.ts';
-
-const dir = new URL('./testdata/conditions/', import.meta.url);
 
 interface Step {
   name: string;
@@ -18,7 +15,7 @@ interface Step {
   suspended: boolean;
   expired?: boolean;
   errors?: string[];
-  podUnknown?: boolean;
+  podError?: boolean;
   service?: ObservedInput['service'];
   pod?: { phase: string; ready?: boolean; podIPs?: string[]; owned?: boolean };
 }
@@ -40,7 +37,7 @@ function play(steps: Step[]): Golden {
         suspended: step.suspended,
         expired: step.expired,
         errors: step.errors,
-        podUnknown: step.podUnknown,
+        podError: step.podError,
         service: step.service,
         pod: step.pod && { phase: step.pod.phase, ready: step.pod.ready ?? false, podIPs: step.pod.podIPs ?? [], owned: step.pod.owned ?? true },
       };
@@ -51,9 +48,7 @@ function play(steps: Step[]): Golden {
   return golden;
 }
 
-const cases = readdirSync(dir)
-  .filter((f) => f.endsWith('.input.yaml'))
-  .map((f) => f.replace(/\.input\.yaml$/, ''));
+const cases = goldenCases('conditions');
 
 test('there are golden cases', () => {
   expect(cases.length).toBeGreaterThanOrEqual(6);
@@ -61,11 +56,8 @@ test('there are golden cases', () => {
 
 for (const name of cases) {
   test(`conditions golden: ${name}`, () => {
-    const { steps } = parse(readFileSync(new URL(`${name}.input.yaml`, dir), 'utf8')) as { steps: Step[] };
-    const actual = play(steps);
-    const goldenFile = new URL(`${name}.golden.yaml`, dir);
-    if (process.env.UPDATE_GOLDEN) writeFileSync(goldenFile, stringify(actual, { lineWidth: 0 }));
-    expect(actual).toEqual(parse(readFileSync(goldenFile, 'utf8')));
+    const { steps } = readGoldenInput<{ steps: Step[] }>('conditions', name);
+    expectGolden('conditions', name, play(steps));
   });
 }
 

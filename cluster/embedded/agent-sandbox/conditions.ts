@@ -29,7 +29,8 @@ export interface ObservedInput {
   errors?: string[];
   /** The Pod as it stands (terminating or not); the profile decides whether status sees it. */
   pod?: PodView;
-  podUnknown?: boolean;
+  /** Reconciling the Pod returned an error. */
+  podError?: boolean;
   service?: Observed['service'];
 }
 
@@ -56,7 +57,7 @@ export function observe(profile: AgentSandboxProfile, input: ObservedInput): Obs
     error: (input.errors ?? []).length > 0,
     pod: pod ? 'present' : 'absent',
     ...(pod ? { podPhase: pod.phase, podReady: pod.ready, podIPs: pod.podIPs.length > 0, podOwned: pod.owned } : {}),
-    podUnknown: input.podUnknown ?? false,
+    podError: input.podError ?? false,
     service: input.service ?? 'not-required',
   };
 }

@@ -41,6 +41,19 @@ for (const version of ['v0.5.0', 'v0.5.4'] as const) {
       await expect.poll(() => world.conditions(NAME).find((c) => c.type === 'Ready')).toEqual(readyTrue(3));
     });
 
+    test('written through v1alpha1, suspended through v1beta1: a later v1alpha1 write (label, PUT) does not resume it', async ({ world }) => {
+      world.createSandbox(NAME, {}, 'v1alpha1');
+      await world.livePod(NAME);
+      world.suspend(NAME, 'v1beta1');
+      await expect.poll(() => world.get('pods', NAME)).toBeUndefined();
+      expect((world.sandbox(NAME, 'v1alpha1').spec as { replicas: number }).replicas).toBe(0);
+      world.api.patch(world.sandboxes('v1alpha1'), NAME, 'merge', { metadata: { labels: { touched: 'yes' } } });
+      world.api.update(world.sandboxes('v1alpha1'), NAME, world.sandbox(NAME, 'v1alpha1'));
+      expect((world.sandbox(NAME, 'v1beta1').spec as { operatingMode: string }).operatingMode).toBe('Suspended');
+      await world.installation.controller.settled();
+      expect(world.get('pods', NAME)).toBeUndefined();
+    });
+
     test('suspending an unbound Pod: it goes at once', async ({ world }) => {
       world.createSandbox(NAME);
       await world.livePod(NAME);

@@ -99,7 +99,8 @@ for (const version of AGENT_SANDBOX_VERSIONS) {
       world.suspend(NAME);
       await expect.poll(() => !!world.get('pods', NAME)?.metadata.deletionTimestamp).toBe(true);
       await expect.poll(() => world.conditions(NAME)).toEqual(terminating(version, 2));
-      expect(world.sandbox(NAME).metadata.annotations?.['agents.x-k8s.io/pod-name']).toBeUndefined();
+      // v0.5.4 keeps tracking the terminating Pod (reconcilePod returns before clearing the annotation); before, it is dropped at once.
+      expect(world.sandbox(NAME).metadata.annotations?.['agents.x-k8s.io/pod-name']).toBe(version === 'v0.5.4' ? NAME : undefined);
       expect(world.get('persistentvolumeclaims', `data-${NAME}`)).toBeDefined();
       expect(world.get('services', NAME)).toBeDefined();
       expect(world.get('pods', NAME)!.metadata.uid).toBe(first.metadata.uid);
@@ -107,6 +108,7 @@ for (const version of AGENT_SANDBOX_VERSIONS) {
       world.finalize(NAME);
       await expect.poll(() => world.conditions(NAME)).toEqual(suspended(version, 2));
       expect(world.get('pods', NAME)).toBeUndefined();
+      await expect.poll(() => world.sandbox(NAME).metadata.annotations?.['agents.x-k8s.io/pod-name']).toBeUndefined();
       const status = world.status(NAME);
       expect(status.selector).toBe(`agents.x-k8s.io/sandbox-name-hash=${HASH}`);
       expect(status).not.toHaveProperty('podIPs');
@@ -131,9 +133,9 @@ for (const version of AGENT_SANDBOX_VERSIONS) {
       await expect.poll(() => world.conditions(NAME)).toEqual(terminating(version, 2));
 
       world.resume(NAME);
-      // The controller has seen the resume (observedGeneration 3) and still reports the old Pod as it is.
-      await expect.poll(() => world.conditions(NAME).find((c) => c.type === 'Ready')?.observedGeneration).toBe(3);
-      expect(world.conditions(NAME)).toEqual(running(version, 3, 2));
+      // The controller settles on the resume (observedGeneration 3) reporting the old Pod as it is. With
+      // a stale cache a first generation-3 status may still come from the suspended path, as upstream's would.
+      await expect.poll(() => world.conditions(NAME)).toEqual(running(version, 3, 2));
       const pods = world.api.list(world.target('pods')).items;
       expect(pods.map((p) => [p.metadata.uid, !!p.metadata.deletionTimestamp])).toEqual([[first.metadata.uid, true]]);
 

@@ -58,6 +58,7 @@ for (const version of AGENT_SANDBOX_VERSIONS) {
       const seen = world.installation.controller.reconcileCount;
       world.api.patch(world.sandboxes(), NAME, 'merge', { metadata: { labels: { poke: '1' } } });
       await expect.poll(() => world.installation.controller.reconcileCount).toBeGreaterThan(seen);
+      await world.installation.controller.settled();
       const pod = world.get('pods', NAME)!;
       expect([pod.metadata.uid, (pod.status as { phase: string }).phase, pod.metadata.deletionTimestamp]).toEqual([first.metadata.uid, 'Failed', undefined]);
 
@@ -83,7 +84,9 @@ for (const version of AGENT_SANDBOX_VERSIONS) {
       });
       world.createSandbox(NAME);
       await expect.poll(() => world.conditions(NAME).find((c) => c.type === 'Ready')?.reason).toBe('ReconcilerError');
-      expect(world.conditions(NAME).find((c) => c.type === 'Ready')?.message).toMatch(/^Error seen: pod my-sandbox is owned by ConfigMap other-owner/);
+      expect(world.conditions(NAME).find((c) => c.type === 'Ready')?.message).toBe(
+        `Error seen: pod "my-sandbox" is owned by ConfigMap/other-owner (UID: ${owner.metadata.uid}), not by sandbox "my-sandbox"`,
+      );
 
       world.suspend(NAME);
       await expect.poll(() => world.conditions(NAME).find((c) => c.type === 'Ready')?.observedGeneration).toBe(2);
@@ -105,7 +108,8 @@ for (const version of ['v0.5.0', 'v0.5.4'] as const) {
         status: 'False',
         observedGeneration: 1,
         reason: 'ReconcilerError',
-        message: 'Error seen: pod my-sandbox exists but is not controlled by Sandbox my-sandbox and cannot be adopted',
+        message:
+          'Error seen: cannot adopt unowned pod "my-sandbox": missing required pool authorization label ("agents.x-k8s.io/adoptable") or sandbox tracking label ("agents.x-k8s.io/sandbox-name-hash")',
       });
       expect(world.get('pods', NAME)!.metadata.ownerReferences).toBeUndefined();
 

@@ -53,6 +53,8 @@ for (const version of ['v0.4.6', 'v0.5.4'] as const) {
       await world.livePod(NAME);
       world.run(NAME);
       await ready(world, 1, 'Pod is Ready');
+      // Once the controller's cache has caught up with its own writes (before, a stale read may rewrite the same status).
+      await world.installation.controller.settled();
       const { resourceVersion } = world.sandbox(NAME).metadata;
       const seen = world.installation.controller.reconcileCount;
       // An event on the owned Pod triggers a reconcile that finds nothing to change.
@@ -68,9 +70,12 @@ for (const version of ['v0.4.6', 'v0.5.4'] as const) {
       world.api.patch(world.sandboxes(), NAME, 'merge', { metadata: { finalizers: ['example.com/hold'] } });
       world.deleteSandbox(NAME);
       expect(world.sandbox(NAME).metadata.deletionTimestamp).toBeDefined();
+      // Until its cache shows the deletion the controller may still act on the Sandbox, as a real one would.
+      await world.installation.controller.settled();
       const seen = world.installation.controller.reconcileCount;
       world.api.delete(world.target('pods'), NAME);
       await expect.poll(() => world.installation.controller.reconcileCount).toBeGreaterThan(seen);
+      await world.installation.controller.settled();
       expect(world.get('pods', NAME)).toBeUndefined();
       world.api.patch(world.sandboxes(), NAME, 'merge', { metadata: { finalizers: null } });
     });
@@ -85,6 +90,21 @@ for (const version of ['v0.4.6', 'v0.5.4'] as const) {
         controller.stop();
       }
     });
+  });
+}
+
+for (const version of ['v0.5.0', 'v0.5.4'] as const) {
+  sandboxTest(version)(`Agent Sandbox ${version}: a status write refused with 409 is retried (Update up to v0.5.3, merge patch without precondition at v0.5.4)`, async ({ world }) => {
+    const conflict = { subresource: 'status', resource: 'sandboxes.agents.x-k8s.io', status: 409, reason: 'Conflict', message: 'the object has been modified' };
+    const onUpdate = world.installation.controller.faults.add({ ...conflict, verb: 'update', times: 1 });
+    const onPatch = world.installation.controller.faults.add({ ...conflict, verb: 'patch', times: 1 });
+    world.createSandbox(NAME);
+    await world.livePod(NAME);
+    world.run(NAME);
+    await expect.poll(() => world.conditions(NAME).find((c) => c.type === 'Ready')).toEqual(readyTrue(1));
+    const left = world.installation.controller.faults.list().map((f) => f.id);
+    // A used-up fault is removed: the release's own write verb met its 409, the other verb was never used.
+    expect([left.includes(onUpdate.id), left.includes(onPatch.id)]).toEqual(version === 'v0.5.0' ? [false, true] : [true, false]);
   });
 }
 

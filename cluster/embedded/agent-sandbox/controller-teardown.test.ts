@@ -48,6 +48,7 @@ for (const version of AGENT_SANDBOX_VERSIONS) {
       const seen = world.installation.controller.reconcileCount;
       world.api.patch(world.sandboxes(), NAME, 'merge', { metadata: { labels: { poke: '1' } } });
       await expect.poll(() => world.installation.controller.reconcileCount).toBeGreaterThan(seen);
+      await world.installation.controller.settled();
       expect(world.get('pods', NAME)).toBeUndefined();
     });
 

@@ -30,10 +30,12 @@ test('v0.4.6 (v1alpha1): defaults replicas 1 and shutdownPolicy Retain; replicas
     expect(() => api.create(target, { metadata: { name: 'e' }, spec: { podTemplate: podTemplate(), shutdownPolicy: 'Forever' } })).toThrow(
       'spec.shutdownPolicy: Unsupported value: "Forever": supported values: "Retain", "Delete"',
     );
-    // The PodSpec is kept as written: fields the compact schema does not list survive.
-    const withExtras = podTemplate() as { spec: Record<string, unknown> };
+    // The PodSpec is structural, as upstream's: its fields survive, a container port's protocol is defaulted.
+    const withExtras = podTemplate() as { spec: { terminationGracePeriodSeconds?: number; containers: { ports: Record<string, unknown>[] }[] } };
     withExtras.spec.terminationGracePeriodSeconds = 5;
-    expect((api.create(target, { metadata: { name: 'f' }, spec: { podTemplate: withExtras } }).object.spec as { podTemplate: unknown }).podTemplate).toEqual(withExtras);
+    const stored = (api.create(target, { metadata: { name: 'f' }, spec: { podTemplate: withExtras } }).object.spec as { podTemplate: unknown }).podTemplate;
+    withExtras.spec.containers[0].ports[0].protocol = 'TCP';
+    expect(stored).toEqual(withExtras);
   });
 });
 

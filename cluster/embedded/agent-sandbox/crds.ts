@@ -1,12 +1,13 @@
 /**
  * Our own Sandbox CustomResourceDefinitions, one per simulated release, written from the API facts
- * (shared/reference/agent-sandbox-api.md §1) rather than taken from the upstream YAML. The schemas
- * are compact: the PodSpec and PVC spec are kept as preserved objects because the controller copies
- * them verbatim and the built-in Pod/PVC validation checks them when the children are created.
+ * (shared/reference/agent-sandbox-api.md §1) rather than taken from the upstream YAML. The PodSpec
+ * and PVC spec are structural, as in the real CRDs (pod-spec-schema.ts), so unknown fields are
+ * pruned and wrong types refused when the Sandbox is written, not later when its Pod is.
  */
 import type { KubeObject } from '../types.ts';
 import { AGENT_SANDBOX_WEBHOOK } from './conversion.ts';
 import { GROUP, SANDBOX_CRD_NAME, SYSTEM_NAMESPACE } from './names.ts';
+import { podSpecSchema, pvcSpecSchema } from './pod-spec-schema.ts';
 import type { AgentSandboxVersion } from './profiles.ts';
 
 type Schema = Record<string, unknown>;
@@ -15,29 +16,27 @@ export const V1ALPHA1_DEPRECATION_WARNING = 'agents.x-k8s.io/v1alpha1 Sandbox is
 
 const string: Schema = { type: 'string' };
 const stringMap: Schema = { type: 'object', additionalProperties: { type: 'string' } };
-const preserved: Schema = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
 
-const podTemplate: Schema = {
-  type: 'object',
-  required: ['spec'],
-  properties: {
-    metadata: { type: 'object', properties: { labels: stringMap, annotations: stringMap } },
-    spec: {
-      ...preserved,
-      required: ['containers'],
-      properties: { containers: { type: 'array', items: { ...preserved, required: ['name'] } } },
+function podTemplate(version: AgentSandboxVersion): Schema {
+  return {
+    type: 'object',
+    required: ['spec'],
+    properties: {
+      metadata: { type: 'object', properties: { labels: stringMap, annotations: stringMap } },
+      spec: podSpecSchema(version),
     },
-  },
-};
+  };
+}
 
 const volumeClaimTemplates: Schema = {
   type: 'array',
   'x-kubernetes-list-type': 'atomic',
   items: {
     type: 'object',
+    required: ['spec'],
     properties: {
       metadata: { type: 'object', properties: { name: string, labels: stringMap, annotations: stringMap } },
-      spec: preserved,
+      spec: pvcSpecSchema,
     },
   },
 };
@@ -56,9 +55,9 @@ const condition: Schema = {
 };
 
 /** Fields both versions share; each version adds how it expresses suspension. */
-function commonSpec(): Record<string, Schema> {
+function commonSpec(version: AgentSandboxVersion): Record<string, Schema> {
   return {
-    podTemplate,
+    podTemplate: podTemplate(version),
     volumeClaimTemplates,
     shutdownTime: { type: 'string', format: 'date-time' },
     shutdownPolicy: { type: 'string', enum: ['Retain', 'Delete'], default: 'Retain' },
@@ -84,24 +83,24 @@ function root(spec: Schema, status: Schema): Schema {
   };
 }
 
-function v1alpha1Schema(): Schema {
+function v1alpha1Schema(version: AgentSandboxVersion): Schema {
   return root(
     {
       type: 'object',
       required: ['podTemplate'],
-      properties: { ...commonSpec(), replicas: { type: 'integer', format: 'int32', minimum: 0, maximum: 1, default: 1 } },
+      properties: { ...commonSpec(version), replicas: { type: 'integer', format: 'int32', minimum: 0, maximum: 1, default: 1 } },
     },
     { type: 'object', properties: { ...commonStatus(), replicas: { type: 'integer', format: 'int32', minimum: 0 } } },
   );
 }
 
-function v1beta1Schema(immutableClaims: boolean): Schema {
+function v1beta1Schema(version: AgentSandboxVersion, immutableClaims: boolean): Schema {
   const spec: Schema = {
     type: 'object',
     required: ['podTemplate'],
-    properties: { ...commonSpec(), operatingMode: { type: 'string', enum: ['Running', 'Suspended'], default: 'Running' } },
+    properties: { ...commonSpec(version), operatingMode: { type: 'string', enum: ['Running', 'Suspended'], default: 'Running' } },
   };
-  // v0.5.3+ (PR #858). The embedded validator has no CEL, so this documents the rule; it is not enforced here.
+  // v0.5.3+ (PR #858): the CEL transition rule that makes volumeClaimTemplates immutable, enforced like any CRD rule.
   if (immutableClaims) {
     spec['x-kubernetes-validations'] = [{ rule: 'has(self.volumeClaimTemplates) == has(oldSelf.volumeClaimTemplates) && (!has(self.volumeClaimTemplates) || self.volumeClaimTemplates == oldSelf.volumeClaimTemplates)', message: 'volumeClaimTemplates is immutable' }];
   }
@@ -111,8 +110,8 @@ function v1beta1Schema(immutableClaims: boolean): Schema {
 const scale = { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' };
 
 /** v1alpha1 as every release serves it: the storage version at v0.4.6, deprecated after. */
-function v1alpha1Version(options: { storage: boolean }) {
-  return { name: 'v1alpha1', served: true, storage: options.storage, schema: { openAPIV3Schema: v1alpha1Schema() }, subresources: { status: {}, scale } };
+function v1alpha1Version(version: AgentSandboxVersion, options: { storage: boolean }) {
+  return { name: 'v1alpha1', served: true, storage: options.storage, schema: { openAPIV3Schema: v1alpha1Schema(version) }, subresources: { status: {}, scale } };
 }
 
 /** The Sandbox CRD as release `version` installs it. */
@@ -126,7 +125,7 @@ export function sandboxCrd(version: AgentSandboxVersion): KubeObject {
         group: GROUP,
         names,
         scope: 'Namespaced',
-        versions: [v1alpha1Version({ storage: true })],
+        versions: [v1alpha1Version(version, { storage: true })],
       },
     };
   }
@@ -135,7 +134,7 @@ export function sandboxCrd(version: AgentSandboxVersion): KubeObject {
     name: 'v1beta1',
     served: true,
     storage: true,
-    schema: { openAPIV3Schema: v1beta1Schema(later) },
+    schema: { openAPIV3Schema: v1beta1Schema(version, later) },
     subresources: { status: {} },
     // Printer columns arrived in v0.5.1 (PR #990).
     ...(later
@@ -148,7 +147,7 @@ export function sandboxCrd(version: AgentSandboxVersion): KubeObject {
         }
       : {}),
   };
-  const v1alpha1 = { ...v1alpha1Version({ storage: false }), deprecated: true, deprecationWarning: V1ALPHA1_DEPRECATION_WARNING };
+  const v1alpha1 = { ...v1alpha1Version(version, { storage: false }), deprecated: true, deprecationWarning: V1ALPHA1_DEPRECATION_WARNING };
   return {
     ...base,
     spec: {

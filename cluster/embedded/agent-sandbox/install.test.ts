@@ -1,9 +1,7 @@
 import { expect, test } from '@playwright/test';
-import { readFileSync } from 'node:fs';
-import { parseAllDocuments } from 'yaml';
-import { upstreamManifests } from '../../manifests/test-support.ts';
-import { EmbeddedCluster } from '../cluster.ts';
+import { sandboxCrdOf, manifestDocuments, upstreamManifests } from '../../manifests/test-support.ts';
 import type { KubeObject } from '../types.ts';
+import { EmbeddedCluster } from '../cluster.ts';
 import { AgentSandboxController } from './controller.ts';
 import { V1ALPHA1_DEPRECATION_WARNING } from './crds.ts';
 import { AGENT_SANDBOX_VERSIONS, installAgentSandbox, waitForCrdEstablished } from './install.ts';
@@ -95,10 +93,8 @@ test('upgrade v0.4.6 -> v0.5.4: a replicas-0 Sandbox stored as v1alpha1 is Suspe
 test('the real upstream v0.5.0 CRD works with the v0.5.0 controller', async () => {
   const upstream = upstreamManifests('v0.5.0');
   test.skip(!!upstream.missing, upstream.missing);
-  const file = upstream.paths['v0.5.0'];
-  const docs = parseAllDocuments(readFileSync(file, 'utf8')).map((d) => d.toJS() as KubeObject | null);
-  const crd = docs.find((d) => d?.kind === 'CustomResourceDefinition' && d.metadata.name === CRD)!;
-  const namespace = docs.find((d) => d?.kind === 'Namespace')!;
+  const crd = sandboxCrdOf(upstream.paths['v0.5.0']) as KubeObject;
+  const namespace = manifestDocuments(upstream.paths['v0.5.0']).find((d) => d.kind === 'Namespace')! as KubeObject;
   await withCluster(async (cluster) => {
     const { api } = cluster;
     api.create(api.target('v1', 'namespaces'), namespace);

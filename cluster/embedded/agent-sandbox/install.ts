@@ -68,6 +68,6 @@ export async function installAgentSandbox(
   createOrUpdate(api, 'v1', 'namespaces', systemNamespace());
   const crd = createOrUpdate(api, 'apiextensions.k8s.io/v1', 'customresourcedefinitions', sandboxCrd(profile.version));
   await waitForCrdEstablished(api, crd.metadata.name!, options.timeoutMs);
-  const controller = new AgentSandboxController(api, profile, { clusterDomain: options.clusterDomain });
+  const controller = new AgentSandboxController(api, profile, { clusterDomain: options.clusterDomain, realism: options.realism });
   return { controller, stop: () => controller.stop() };
 }

@@ -21,6 +21,9 @@ export const PROPAGATED_ANNOTATIONS_ANNOTATION = `${GROUP}/propagated-annotation
 /** v0.5.0+: template metadata keys with these prefixes are never copied to the Pod. */
 export const RESERVED_PREFIXES = [`${GROUP}/`, `extensions.${GROUP}/`];
 export const TRACE_ANNOTATION = 'opentelemetry.io/trace-context';
+/** v0.5.4: on the Sandbox, copied to its Pod; values outside CREATED_BY_VALUES become "unknown". */
+export const CREATED_BY_LABEL = `${GROUP}/created-by`;
+export const CREATED_BY_VALUES = ['go-client', 'python-client', 'controller'] as const;
 
 /** FNV-1a 32-bit over the UTF-8 bytes, as 8 lowercase hex digits: the value of NAME_HASH_LABEL. */
 export function nameHash(name: string): string {

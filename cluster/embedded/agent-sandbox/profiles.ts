@@ -27,8 +27,8 @@ export interface Observed {
   podIPs?: boolean;
   /** The Pod has this Sandbox as its controller. */
   podOwned?: boolean;
-  /** Suspending failed in a way that leaves the Pod's fate unknown (its delete errored). */
-  podUnknown: boolean;
+  /** Reconciling the Pod returned an error (read, list, delete, annotation write, ...). */
+  podError: boolean;
   service: 'not-required' | 'exists' | 'missing';
 }
 
@@ -83,6 +83,14 @@ export interface AgentSandboxProfile {
   };
   /** v0.5.4+ (PR #1258): headless Service ports derived from container ports. */
   servicePorts: 'none' | 'from-containers';
+  /** v0.5.4: a failed Pod list is a reconcile error; before, it is only logged. */
+  podListErrors: 'logged' | 'fail';
+  /** v0.5.4: the Sandbox's agents.x-k8s.io/created-by label is copied to the Pod (normalised). */
+  copyCreatedByLabel: boolean;
+  /** The prefix of a failed PVC read's error ("PVC Get Failed" at v0.4.6). */
+  pvcGetError: string;
+  /** `--sandbox-concurrent-workers` default: 1 up to v0.5.0, 100 from v0.5.4 (cmd/agent-sandbox-controller/main.go). */
+  defaultWorkers: number;
   status: {
     /** v1alpha1 has status.replicas (0 omitted). */
     replicas: boolean;
@@ -90,7 +98,7 @@ export interface AgentSandboxProfile {
     nodeName: boolean;
     /** Status().Update up to v0.5.3, a status merge-patch from v0.5.4 (PR #1254). */
     write: 'update' | 'merge-patch';
-    /** v0.5.3+ (PR #1225): no status write when only nodeName changed. */
+    /** v0.5.3+ (PR #1225): no status write when only nodeName changed and Ready is not True. */
     skipNodeNameOnlyChange: boolean;
   };
   conditions: {
@@ -148,6 +156,10 @@ const V0_4_6: AgentSandboxProfile = {
   adoption: { requiresLabel: false, persistOnlyWithMetadataChange: true, write: 'update' },
   templateMetadata: { dropReservedKeys: false, templateLabelsWin: true },
   servicePorts: 'none',
+  podListErrors: 'logged',
+  copyCreatedByLabel: false,
+  pvcGetError: 'PVC Get Failed',
+  defaultWorkers: 1,
   status: { replicas: true, nodeName: false, write: 'update', skipNodeNameOnlyChange: false },
   conditions: {
     ...COMMON_CONDITIONS,
@@ -168,11 +180,15 @@ const V0_5_0: AgentSandboxProfile = {
   adoption: { requiresLabel: true, persistOnlyWithMetadataChange: false, write: 'merge-patch' },
   templateMetadata: { dropReservedKeys: true, templateLabelsWin: false },
   servicePorts: 'none',
+  podListErrors: 'logged',
+  copyCreatedByLabel: false,
+  pvcGetError: 'failed to get PVC',
+  defaultWorkers: 1,
   status: { replicas: false, nodeName: true, write: 'update', skipNodeNameOnlyChange: false },
   conditions: {
     ...COMMON_CONDITIONS,
-    // Suspended is set in the Pod step, before Ready is computed; after a create it is not there yet.
-    order: ['Suspended', 'Ready', 'Finished'],
+    // computeConditions lists Suspended, Finished, Ready and sets them in that order; a type not yet there is appended.
+    order: ['Suspended', 'Finished', 'Ready'],
     readyGates: [GATE_EXPIRED, GATE_ERROR, ...GATES_SUSPENDED],
     podReadiness: POD_READINESS,
     // Set as soon as the delete is issued; never updated again on resume (stale True).
@@ -185,16 +201,22 @@ const V0_5_4: AgentSandboxProfile = {
   version: 'v0.5.4',
   trackTerminatingPod: true,
   servicePorts: 'from-containers',
+  podListErrors: 'fail',
+  copyCreatedByLabel: true,
+  defaultWorkers: 100,
   status: { replicas: false, nodeName: true, write: 'merge-patch', skipNodeNameOnlyChange: true },
   conditions: {
     ...COMMON_CONDITIONS,
-    order: ['Suspended', 'Ready', 'Finished'],
+    order: ['Suspended', 'Finished', 'Ready'],
+    // Only a Pod this Sandbox owns drives Finished (computeFinishedCondition at v0.5.4).
+    finished: [{ when: { pod: 'present', podOwned: false }, remove: true }, ...FINISHED],
     readyGates: [GATE_EXPIRED, GATE_ERROR, ...GATES_SUSPENDED, ...GATES_TERMINAL],
     podReadiness: POD_READINESS,
     // Always present; True only once the Pod object is gone.
     suspended: [
       { when: { suspended: false }, status: 'False', reason: 'NotSuspended', message: 'Sandbox is not suspended' },
-      { when: { podUnknown: true }, status: 'Unknown', reason: 'PodStateUnknown', message: 'Pod state is unknown. Sandbox suspension cannot be confirmed' },
+      // Only with no Pod to look at: a failed delete of a Pod it has still reads PodTerminating (v0.5.4 computeSuspendedCondition).
+      { when: { pod: 'absent', podError: true }, status: 'Unknown', reason: 'PodStateUnknown', message: 'Pod state is unknown. Sandbox suspension cannot be confirmed' },
       { when: { pod: 'present', podOwned: false }, status: 'False', reason: 'PodNotOwned', message: 'Refused to delete pod because it is not owned by this sandbox' },
       { when: { pod: 'present' }, status: 'False', reason: 'PodTerminating', message: 'Pod is terminating. Sandbox is suspending' },
       { when: { pod: 'absent' }, status: 'True', reason: 'PodTerminated', message: 'Pod has been terminated. Sandbox is suspended' },

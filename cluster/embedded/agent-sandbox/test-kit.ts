@@ -10,6 +10,7 @@ import type { KubeObject } from '../types.ts';
 import type { Condition } from './conditions.ts';
 import { installAgentSandbox, type AgentSandboxInstallation } from './install.ts';
 import type { AgentSandboxVersion } from './profiles.ts';
+import type { RealismOptions } from './realism.ts';
 
 export const NAMESPACE = 'default';
 export const POD_IP = '127.2.0.9';
@@ -33,10 +34,10 @@ export class SandboxWorld {
     readonly version: AgentSandboxVersion,
   ) {}
 
-  static async start(version: AgentSandboxVersion): Promise<SandboxWorld> {
+  static async start(version: AgentSandboxVersion, realism?: RealismOptions): Promise<SandboxWorld> {
     const cluster = await EmbeddedCluster.start();
     try {
-      return new SandboxWorld(cluster, await installAgentSandbox(cluster, version), version);
+      return new SandboxWorld(cluster, await installAgentSandbox(cluster, version, { realism }), version);
     } catch (error) {
       await cluster.stop();
       throw error;
@@ -145,12 +146,12 @@ export function readyTrue(generation: number, message = 'Pod is Ready'): Seen {
   return { type: 'Ready', status: 'True', observedGeneration: generation, reason: 'DependenciesReady', message };
 }
 
-/** `test` with a `world` fixture: a fresh cluster with `version` installed, stopped after the test. */
-export function sandboxTest(version: AgentSandboxVersion) {
+/** `test` with a `world` fixture: a fresh cluster with `version` installed (realism on unless given), stopped after the test. */
+export function sandboxTest(version: AgentSandboxVersion, realism?: RealismOptions) {
   return test.extend<{ world: SandboxWorld }>({
     // eslint-disable-next-line no-empty-pattern
     world: async ({}, use) => {
-      const world = await SandboxWorld.start(version);
+      const world = await SandboxWorld.start(version, realism);
       try {
         await use(world);
       } finally {
