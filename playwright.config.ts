@@ -30,7 +30,7 @@ export default defineConfig<object, { laneName: string }>({
   projects: [
     {
       name: 'unit',
-      testMatch: ['cluster/**/*.test.ts', 'driver/**/*.test.ts', 'fixtures/**/*.test.ts', 'lanes/**/*.test.ts', 'scripts/**/*.test.ts'],
+      testMatch: ['cluster/**/*.test.ts', 'driver/**/*.test.ts', 'fixtures/**/*.test.ts', 'timeline/**/*.test.ts', 'lanes/**/*.test.ts', 'scripts/**/*.test.ts'],
     },
     ...LANES.map((lane) => ({
       name: lane.name,

@@ -14,7 +14,7 @@ import { EmbeddedCluster } from '../cluster/embedded/cluster.ts';
 import { KubernetesDriver } from '../driver/kubernetes/kubernetes-driver.ts';
 import { HARNESS_DRIVER_SETTINGS } from '../fixtures/driver-settings.ts';
 import { fixtureImageCatalog } from '../fixtures/images/catalog.ts';
-import { TimelineRecorder } from '../fixtures/timeline/recorder.ts';
+import { TimelineRecorder } from '../timeline/collect/recorder.ts';
 import { fmt, machine, progressLog, renderTable, writeReport, type BenchOptions, type Row } from './common.ts';
 
 async function timeLane(args: string[], reportDir: string): Promise<{ seconds: number; exitCode: number }> {

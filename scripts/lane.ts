@@ -13,7 +13,7 @@ import type { ClusterHandle, ClusterProvider } from '../cluster/provider.ts';
 import { chooseProvider } from '../cluster/select.ts';
 import { prepareOperatorWorkspaces } from '../fixtures/operator.ts';
 import { DRIVER_SOCKET_ENV, DRIVER_VARIANT_ENV, HANDLE_ENV } from '../fixtures/handle.ts';
-import { INVARIANTS } from '../fixtures/timeline/invariants.ts';
+import { INVARIANTS } from '../timeline/evaluate/registry.ts';
 import { findLane, LANES, type Lane } from '../lanes/index.ts';
 import { readOutcomes, summaryTable, type Outcome } from './lane/summary.ts';
 

@@ -1,6 +1,6 @@
 import type { DriverSandbox } from '../../driver/compute-driver.ts';
 import { expect, test, type Cluster, type TestTimeline } from '../../fixtures/conformance.ts';
-import { STOP_INVARIANTS } from '../../fixtures/timeline/invariants.ts';
+import { STOP_INVARIANTS } from '../../timeline/evaluate/families/stop/stop-family.ts';
 import { RECORDING_MAIN_COMMAND } from './main-command.ts';
 
 const PHASE = 'openshell.ai/sandbox-runtime-bootstrap-phase';

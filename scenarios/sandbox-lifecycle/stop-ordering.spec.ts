@@ -1,5 +1,5 @@
 import { expect, test } from '../../fixtures/conformance.ts';
-import { STOP_INVARIANTS } from '../../fixtures/timeline/invariants.ts';
+import { STOP_INVARIANTS } from '../../timeline/evaluate/families/stop/stop-family.ts';
 import { RECORDING_MAIN_COMMAND } from './main-command.ts';
 
 /**
