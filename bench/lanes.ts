@@ -13,7 +13,8 @@ import { execa } from 'execa';
 import { EmbeddedCluster } from '../cluster/embedded/cluster.ts';
 import { KubernetesDriver } from '../driver/kubernetes/kubernetes-driver.ts';
 import { HARNESS_DRIVER_SETTINGS } from '../fixtures/driver-settings.ts';
-import { fixtureImageCatalog } from '../fixtures/images/catalog.ts';
+import { embeddedImageCatalog } from '../cluster/embedded-provider.ts';
+import { FIXTURE_PROGRAMS } from '../fixtures/programs/catalogue.ts';
 import { TimelineRecorder } from '../timeline/collect/recorder.ts';
 import { fmt, machine, progressLog, renderTable, writeReport, type BenchOptions, type Row } from './common.ts';
 
@@ -34,7 +35,7 @@ async function lifecycle(driver: KubernetesDriver, name: string): Promise<number
 }
 
 async function recorderOverhead(cycles: number, log: (line: string) => void): Promise<{ without: number[]; withRecorder: number[] }> {
-  const cluster = await EmbeddedCluster.start({ node: { images: fixtureImageCatalog }, agentSandbox: 'v0.5.0' });
+  const cluster = await EmbeddedCluster.start({ node: { images: embeddedImageCatalog(FIXTURE_PROGRAMS) }, agentSandbox: 'v0.5.0' });
   const kc = new k8s.KubeConfig();
   kc.loadFromString(cluster.kubeconfig());
   const driver = new KubernetesDriver({ kubeconfig: kc, ...HARNESS_DRIVER_SETTINGS });

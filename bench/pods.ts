@@ -23,7 +23,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { FIXTURE_IMAGES, fixtureImageCatalog } from '../fixtures/images/catalog.ts';
+import { embeddedImageCatalog } from '../cluster/embedded-provider.ts';
+import { FIXTURE_PROGRAMS, WORKLOAD_PROGRAM } from '../fixtures/programs/catalogue.ts';
 import { EmbeddedCluster } from '../cluster/embedded/cluster.ts';
 import type { KubeObject } from '../cluster/embedded/types.ts';
 import { summarize, type Summary } from './client.ts';
@@ -48,7 +49,7 @@ const NOTE = `Direct = spawn -> started (sleep: spawn event; workload: its "list
 Pod = create -> a watched event with Ready=True. A probed Pod waits at least one probe period: its first
 probe runs as the container starts, before the program listens (as on a kubelet), so with periodSeconds 1
 the ratio is bound by the period, not the node; the 0.1 s kind shows the node's own overhead.`;
-const WORKLOAD_ENTRYPOINT = fixtureImageCatalog[FIXTURE_IMAGES.workload.split(':')[0]].entrypoint;
+const WORKLOAD_ENTRYPOINT = WORKLOAD_PROGRAM.entrypoint;
 
 interface Kind {
   key: string;
@@ -67,7 +68,7 @@ function workloadKind(periodSeconds: number, key: string, label: string): Kind {
     label,
     container: {
       name: 'main',
-      image: FIXTURE_IMAGES.workload,
+      image: WORKLOAD_PROGRAM.image,
       args: ['sleep', '3600'],
       env: [podIPEnv],
       ports: [{ name: 'boundary', containerPort: 5500 }],
@@ -113,7 +114,7 @@ export async function runPodsBenchmark(options: BenchOptions): Promise<void> {
   progress(`${options.quick ? 'QUICK run (small sizes, not comparable with the targets); ' : ''}${sizes.pods} pods per kind: ${KINDS.map((k) => k.key).join(', ')}`);
 
   const results: KindResult[] = [];
-  const cluster = await EmbeddedCluster.start({ node: { images: fixtureImageCatalog } });
+  const cluster = await EmbeddedCluster.start({ node: { images: embeddedImageCatalog(FIXTURE_PROGRAMS) } });
   try {
     cluster.api.create(cluster.api.target('v1', 'namespaces'), { metadata: { name: NAMESPACE } });
     for (const kind of KINDS) results.push(await measureKind(cluster, kind, sizes.pods, gc, progress));

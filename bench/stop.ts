@@ -27,7 +27,8 @@ import type { KubeObject } from '../cluster/embedded/types.ts';
 import type { DriverSandbox } from '../driver/compute-driver.ts';
 import { KubernetesDriver } from '../driver/kubernetes/kubernetes-driver.ts';
 import { ANNOTATION } from '../driver/kubernetes/names.ts';
-import { fixtureImageCatalog } from '../fixtures/images/catalog.ts';
+import { embeddedImageCatalog } from '../cluster/embedded-provider.ts';
+import { FIXTURE_PROGRAMS } from '../fixtures/programs/catalogue.ts';
 import { summarize, type Summary } from './client.ts';
 import { busyWarning, fmt, machine, progressLog, renderTable, writeReport, type BenchOptions, type Row } from './common.ts';
 
@@ -222,7 +223,7 @@ export async function runStopBenchmark(options: BenchOptions): Promise<void> {
   let defect: ProfileResult;
   try {
     progress('starting the embedded cluster (Agent Sandbox v0.5.0, fixture images)');
-    cluster = await EmbeddedCluster.start({ node: { images: fixtureImageCatalog }, agentSandbox: 'v0.5.0' });
+    cluster = await EmbeddedCluster.start({ node: { images: embeddedImageCatalog(FIXTURE_PROGRAMS) }, agentSandbox: 'v0.5.0' });
     const kubeconfig = new k8s.KubeConfig();
     kubeconfig.loadFromString(cluster.kubeconfig());
     clock = new Clock(cluster);

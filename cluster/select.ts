@@ -1,7 +1,7 @@
-import { EmbeddedProvider } from './embedded/provider.ts';
-import { ExistingProvider, type ExistingProviderOptions } from './existing/provider.ts';
-import { KindProvider, type KindProviderOptions } from './kind/provider.ts';
-import type { ClusterProvider, ProviderName } from './provider.ts';
+import type { ClusterProvider, ProviderName } from './cluster-provider.ts';
+import { EmbeddedProvider } from './embedded-provider.ts';
+import { ExistingProvider, type ExistingProviderOptions } from './existing/existing-provider.ts';
+import { KindProvider, type KindProviderOptions } from './kind/kind-provider.ts';
 
 export const PROVIDER_NAMES: readonly ProviderName[] = ['embedded', 'kind', 'existing'];
 

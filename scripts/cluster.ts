@@ -7,7 +7,8 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { AGENT_SANDBOX_VERSIONS, type AgentSandboxVersion } from '../cluster/embedded/agent-sandbox/install.ts';
 import { EmbeddedCluster } from '../cluster/embedded/cluster.ts';
-import { fixtureImageCatalog } from '../fixtures/images/catalog.ts';
+import { embeddedImageCatalog } from '../cluster/embedded-provider.ts';
+import { FIXTURE_PROGRAMS } from '../fixtures/programs/catalogue.ts';
 
 const HELP = `Usage: npm run cluster -- up [options]
 
@@ -67,7 +68,7 @@ const kubeconfigPath = resolve(values.kubeconfig ?? '.cluster/embedded/kubeconfi
 const cluster = await EmbeddedCluster.start({
   kubeconfigPath,
   port,
-  node: values['no-node'] ? undefined : { images: fixtureImageCatalog },
+  node: values['no-node'] ? undefined : { images: embeddedImageCatalog(FIXTURE_PROGRAMS) },
   agentSandbox: agentSandbox as AgentSandboxVersion | undefined,
 }).catch((error: Error) => fail(`could not start the embedded cluster: ${error.message}`));
 process.stdout.write(`embedded cluster ready at ${cluster.url}${agentSandbox ? ` with Agent Sandbox ${agentSandbox}` : ''}; kubeconfig: ${kubeconfigPath}\n`);

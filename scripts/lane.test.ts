@@ -76,5 +76,5 @@ function processesUnder(marker: string): string[] {
 
 /** Container processes of the embedded node run the fixture programs from this checkout. */
 function leftoverContainers(): string[] {
-  return execSync('ps -eo pid,ppid,args').toString().split('\n').filter((l) => l.includes(`${ROOT}fixtures/images/`) && l.includes('sleep 100000'));
+  return execSync('ps -eo pid,ppid,args').toString().split('\n').filter((l) => l.includes(`${ROOT}fixtures/programs/`) && l.includes('sleep 100000'));
 }

@@ -9,9 +9,10 @@ import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { execa, type ResultPromise } from 'execa';
-import type { ClusterHandle, ClusterProvider } from '../cluster/provider.ts';
+import type { ClusterHandle, ClusterProvider } from '../cluster/cluster-provider.ts';
 import { chooseProvider } from '../cluster/select.ts';
 import { prepareOperatorWorkspaces } from '../fixtures/operator.ts';
+import { FIXTURE_PROGRAMS } from '../fixtures/programs/catalogue.ts';
 import { DRIVER_SOCKET_ENV, DRIVER_VARIANT_ENV, HANDLE_ENV } from '../fixtures/handle.ts';
 import { INVARIANTS } from '../timeline/evaluate/registry.ts';
 import { findLane, LANES, type Lane } from '../lanes/index.ts';
@@ -140,7 +141,7 @@ for (const lane of lanes) {
   opts.progress(`${lane.description}`);
   let handle: ClusterHandle;
   try {
-    handle = await provider.up(lane, opts);
+    handle = await provider.up({ lane: lane.name, agentSandbox: lane.agentSandbox, images: FIXTURE_PROGRAMS }, opts);
   } catch (error) {
     process.stderr.write(`[${lane.name}] error: could not bring up the cluster: ${(error as Error).message}\n`);
     failed = true;

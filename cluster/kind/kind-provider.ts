@@ -3,9 +3,7 @@ import { execa, type ResultPromise } from 'execa';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FIXTURE_IMAGES } from '../../fixtures/images/catalog.ts';
-import type { Lane } from '../../lanes/lane.ts';
-import type { ClusterHandle, ClusterProvider, ProviderOptions } from '../provider.ts';
+import type { ClusterHandle, ClusterProvider, ClusterRequest, ProviderOptions } from '../cluster-provider.ts';
 
 /** The kind release the node image below was built for; CI installs this one (.github/workflows/conformance.yml). */
 export const KIND_VERSION = 'v0.27.0';
@@ -22,9 +20,6 @@ export const KIND_NODE_IMAGE = 'kindest/node:v1.32.2@sha256:f226345927d7e3484971
 /** The cluster configuration passed to `kind create cluster --config`. */
 export const KIND_CONFIG = fileURLToPath(new URL('./kind-config.yaml', import.meta.url));
 
-/** Where the fixture images' build contexts live: fixtures/images/<name>/Dockerfile. */
-const FIXTURE_IMAGE_DIR = fileURLToPath(new URL('../../fixtures/images/', import.meta.url));
-
 const SANDBOX_CRD = 'crd/sandboxes.agents.x-k8s.io';
 const CONTROLLER_NAMESPACE = 'agent-sandbox-system';
 const CONTROLLER_DEPLOYMENT = 'deploy/agent-sandbox-controller';
@@ -35,8 +30,8 @@ export const KUBECTL_NOT_FOUND = 'the kubectl CLI was not found on PATH; install
 export const NO_FAULT_INJECTION = 'kind clusters have no fault injection; scenarios that deny Secret deletion need the embedded cluster';
 
 /** The kind cluster of a lane: one per lane, so lanes can run side by side and be kept apart. */
-export function kindClusterName(lane: Pick<Lane, 'name'>): string {
-  return `sandbox-conformance-${lane.name}`;
+export function kindClusterName(request: Pick<ClusterRequest, 'lane'>): string {
+  return `sandbox-conformance-${request.lane}`;
 }
 
 export interface KindProviderOptions {
@@ -168,8 +163,8 @@ export class KindProvider implements ClusterProvider {
     }
   }
 
-  async up(lane: Lane, { workDir, progress }: ProviderOptions): Promise<ClusterHandle> {
-    const name = kindClusterName(lane);
+  async up(request: ClusterRequest, { workDir, progress }: ProviderOptions): Promise<ClusterHandle> {
+    const name = kindClusterName(request);
     const availability = await this.availability();
     if (!availability.ok) throw new Error(availability.missing.map((p) => p.message).join('\n'));
 
@@ -192,14 +187,14 @@ export class KindProvider implements ClusterProvider {
     kc.loadFromString(kubeconfig);
     const context = kc.getCurrentContext() || undefined;
 
-    for (const [dir, image] of Object.entries(FIXTURE_IMAGES)) {
-      progress(`kind: building fixture image ${image} from fixtures/images/${dir}`);
-      await this.docker(['build', '-t', image, join(FIXTURE_IMAGE_DIR, dir)]);
+    for (const { image, buildContext } of request.images) {
+      progress(`kind: building fixture image ${image} from ${buildContext}`);
+      await this.docker(['build', '-t', image, buildContext]);
       progress(`kind: loading ${image} into ${name}`);
       await this.kind(['load', 'docker-image', image, '--name', name]);
     }
 
-    const { version, manifest } = lane.agentSandbox;
+    const { version, manifest } = request.agentSandbox;
     progress(`kind: installing Agent Sandbox ${version} (kubectl apply -f ${manifest})`);
     await this.kubectl(kubeconfigPath, context, ['apply', '-f', manifest]);
     progress(`kind: waiting for ${SANDBOX_CRD} to be Established`);
@@ -210,11 +205,11 @@ export class KindProvider implements ClusterProvider {
 
     return {
       provider: 'kind',
-      lane: lane.name,
+      lane: request.lane,
       name,
       kubeconfigPath,
       context,
-      capabilities: ['external-driver-restart'],
+      capabilities: [],
       lacks: [{ capability: 'fault-injection', reason: NO_FAULT_INJECTION }],
     };
   }

@@ -1,17 +1,16 @@
 import { expect, test } from '@playwright/test';
 import * as k8s from '@kubernetes/client-node';
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { FIXTURE_PROGRAMS } from '../../fixtures/programs/catalogue.ts';
+import { agentSandboxRelease } from '../agent-sandbox-release.ts';
+import type { ClusterRequest, ProviderOptions } from '../cluster-provider.ts';
 import { EmbeddedCluster } from '../embedded/cluster.ts';
-import { fixtureImageCatalog } from '../../fixtures/images/catalog.ts';
-import { sharedV1beta1 } from '../../lanes/shared-v1beta1.ts';
-import { external } from '../../lanes/external.ts';
-import type { ProviderOptions } from '../provider.ts';
-import { DOCKER_NOT_FOUND, KIND_CONFIG, KIND_NODE_IMAGE, KIND_NOT_FOUND, KUBECTL_NOT_FOUND, KindProvider, NO_FAULT_INJECTION } from './provider.ts';
-import { writeStubs, type StubOptions } from './test-stubs.ts';
+import { embeddedImageCatalog } from '../embedded-provider.ts';
+import { DOCKER_NOT_FOUND, KIND_CONFIG, KIND_NODE_IMAGE, KIND_NOT_FOUND, KUBECTL_NOT_FOUND, KindProvider, NO_FAULT_INJECTION } from './kind-provider.ts';
+import { writeStubs, type StubOptions } from './test-kit.ts';
 
 /**
  * Every line of the kind provider, run against stub kind/docker/kubectl executables (there is
@@ -24,7 +23,9 @@ test.describe.configure({ mode: 'default' });
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const NAME = 'sandbox-conformance-shared-v1beta1';
-const MANIFEST_URL = sharedV1beta1.agentSandbox.manifest;
+/** What the lane runner asks for on the shared-v1beta1 lane: Agent Sandbox v0.5.0 and the fixture programs. */
+const V1BETA1: ClusterRequest = { lane: 'shared-v1beta1', agentSandbox: agentSandboxRelease('v0.5.0'), images: FIXTURE_PROGRAMS };
+const MANIFEST_URL = V1BETA1.agentSandbox.manifest;
 
 let cluster: EmbeddedCluster;
 let root: string;
@@ -34,7 +35,7 @@ let manifestFile: string;
 test.beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'kind-provider-test-'));
   embeddedKubeconfig = join(root, 'embedded.kubeconfig');
-  cluster = await EmbeddedCluster.start({ kubeconfigPath: embeddedKubeconfig, node: { images: fixtureImageCatalog }, agentSandbox: sharedV1beta1.agentSandbox.version });
+  cluster = await EmbeddedCluster.start({ kubeconfigPath: embeddedKubeconfig, node: { images: embeddedImageCatalog(FIXTURE_PROGRAMS) }, agentSandbox: V1BETA1.agentSandbox.version });
   // What the stub kubectl applies (through the real kubectl) in place of the release manifest.
   manifestFile = join(root, 'manifest.yaml');
   await writeFile(manifestFile, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied-by-kind-provider\n  namespace: agent-sandbox-system\ndata:\n  from: stub\n');
@@ -54,11 +55,11 @@ async function setup(options: StubOptions = {}) {
   return { dir, stubs, progress, providerOptions, provider: new KindProvider({ env: stubs.env }) };
 }
 
-const fixtureDir = (name: string) => resolve(REPO, 'fixtures/images', name);
+const fixtureDir = (name: string) => resolve(REPO, 'fixtures/programs', name);
 
 test('up creates the lane cluster, builds and loads the fixture images, installs Agent Sandbox; down deletes it', async () => {
   const { stubs, progress, providerOptions, provider, dir } = await setup();
-  const handle = await provider.up(sharedV1beta1, providerOptions());
+  const handle = await provider.up(V1BETA1, providerOptions());
   const kubeconfigPath = join(dir, 'work', `${NAME}.kubeconfig`);
   const kc = ['--kubeconfig', kubeconfigPath, '--context', 'embedded'].join(' ');
 
@@ -87,7 +88,7 @@ test('up creates the lane cluster, builds and loads the fixture images, installs
     name: NAME,
     kubeconfigPath,
     context: 'embedded',
-    capabilities: ['external-driver-restart'],
+    capabilities: [],
     lacks: [{ capability: 'fault-injection', reason: 'kind clusters have no fault injection; scenarios that deny Secret deletion need the embedded cluster' }],
   });
   expect(NO_FAULT_INJECTION).toBe(handle.lacks[0].reason);
@@ -109,9 +110,9 @@ test('up creates the lane cluster, builds and loads the fixture images, installs
     `kind: ✓ Ensuring node image (${KIND_NODE_IMAGE}) 🖼`,
     'kind: ✓ Starting control-plane 🕹️',
     `kind: writing the kubeconfig of ${NAME} to ${kubeconfigPath}`,
-    'kind: building fixture image sandbox-conformance/workload:dev from fixtures/images/workload',
+    `kind: building fixture image sandbox-conformance/workload:dev from ${fixtureDir('workload')}`,
     `kind: loading sandbox-conformance/workload:dev into ${NAME}`,
-    'kind: building fixture image sandbox-conformance/supervisor:dev from fixtures/images/supervisor',
+    `kind: building fixture image sandbox-conformance/supervisor:dev from ${fixtureDir('supervisor')}`,
     `kind: loading sandbox-conformance/supervisor:dev into ${NAME}`,
     `kind: installing Agent Sandbox v0.5.0 (kubectl apply -f ${MANIFEST_URL})`,
     'kind: waiting for crd/sandboxes.agents.x-k8s.io to be Established',
@@ -131,14 +132,14 @@ test('up creates the lane cluster, builds and loads the fixture images, installs
 
 test('get-or-create: a second up reuses the cluster (no create), and --keep leaves it in place', async () => {
   const { stubs, progress, providerOptions, provider } = await setup();
-  const first = await provider.up(sharedV1beta1, providerOptions(true));
+  const first = await provider.up(V1BETA1, providerOptions(true));
   await provider.down(first, providerOptions(true));
   const afterFirst = (await stubs.commands()).length;
   expect((await stubs.commands()).filter((c) => c.startsWith('kind delete'))).toEqual([]);
   expect(progress.at(-1)).toBe(`kind: keeping cluster ${NAME} (--keep); kubeconfig ${first.kubeconfigPath}; delete it with \`kind delete cluster --name ${NAME}\``);
 
   // As after a crash or a --keep run: the cluster is still listed, so it is used as it is.
-  const second = await provider.up(sharedV1beta1, providerOptions(false));
+  const second = await provider.up(V1BETA1, providerOptions(false));
   const again = (await stubs.commands()).slice(afterFirst);
   expect(again.slice(0, 4)).toEqual(['kind version', 'docker info --format {{.ServerVersion}}', 'kind get clusters', `kind get kubeconfig --name ${NAME}`]);
   expect(again.filter((c) => c.startsWith('kind create'))).toEqual([]);
@@ -154,7 +155,7 @@ test('get-or-create: a second up reuses the cluster (no create), and --keep leav
 
 test('each lane gets its own cluster, named after the lane', async () => {
   const { stubs, providerOptions, provider } = await setup();
-  const handle = await provider.up(external, providerOptions());
+  const handle = await provider.up({ ...V1BETA1, lane: 'external' }, providerOptions());
   expect(handle.name).toBe('sandbox-conformance-external');
   expect(handle.lane).toBe('external');
   expect((await stubs.commands()).find((c) => c.startsWith('kind create'))).toContain('--name sandbox-conformance-external ');
@@ -163,7 +164,7 @@ test('each lane gets its own cluster, named after the lane', async () => {
 
 test('without the kind CLI: a clear error, and nothing is created', async () => {
   const { stubs, providerOptions, provider } = await setup({ tools: ['docker', 'kubectl'] });
-  await expect(provider.up(sharedV1beta1, providerOptions())).rejects.toThrow(
+  await expect(provider.up(V1BETA1, providerOptions())).rejects.toThrow(
     new Error('the kind CLI was not found on PATH; install it (https://kind.sigs.k8s.io) or use --cluster embedded'),
   );
   expect(KIND_NOT_FOUND).toBe('the kind CLI was not found on PATH; install it (https://kind.sigs.k8s.io) or use --cluster embedded');
@@ -172,7 +173,7 @@ test('without the kind CLI: a clear error, and nothing is created', async () => 
 
 test('without a running Docker daemon: a clear error naming what docker said', async () => {
   const { stubs, providerOptions, provider } = await setup({ dockerDaemon: 'down' });
-  await expect(provider.up(sharedV1beta1, providerOptions())).rejects.toThrow(
+  await expect(provider.up(V1BETA1, providerOptions())).rejects.toThrow(
     new Error(
       'no running Docker daemon was found (`docker info` failed: Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?); kind runs its nodes as Docker containers: start Docker or use --cluster embedded',
     ),
@@ -182,14 +183,14 @@ test('without a running Docker daemon: a clear error naming what docker said', a
 
 test('without the docker CLI, or with neither kind nor docker: every missing piece is named', async () => {
   const noDocker = await setup({ tools: ['kind', 'kubectl'] });
-  await expect(noDocker.provider.up(sharedV1beta1, noDocker.providerOptions())).rejects.toThrow(new Error(DOCKER_NOT_FOUND));
+  await expect(noDocker.provider.up(V1BETA1, noDocker.providerOptions())).rejects.toThrow(new Error(DOCKER_NOT_FOUND));
   const neither = await setup({ tools: ['kubectl'] });
-  await expect(neither.provider.up(sharedV1beta1, neither.providerOptions())).rejects.toThrow(new Error(`${KIND_NOT_FOUND}\n${DOCKER_NOT_FOUND}`));
+  await expect(neither.provider.up(V1BETA1, neither.providerOptions())).rejects.toThrow(new Error(`${KIND_NOT_FOUND}\n${DOCKER_NOT_FOUND}`));
 });
 
 test('without kubectl: the cluster comes up, then a clear error at the Agent Sandbox install', async () => {
   const { stubs, providerOptions, provider } = await setup({ tools: ['kind', 'docker'] });
-  await expect(provider.up(sharedV1beta1, providerOptions())).rejects.toThrow(
+  await expect(provider.up(V1BETA1, providerOptions())).rejects.toThrow(
     new Error('the kubectl CLI was not found on PATH; install it (https://kubernetes.io/docs/tasks/tools/) or use --cluster embedded'),
   );
   expect(KUBECTL_NOT_FOUND).toContain('kubectl CLI was not found on PATH');
@@ -198,7 +199,7 @@ test('without kubectl: the cluster comes up, then a clear error at the Agent San
 
 test('a failing step reports the command and the tail of its output', async () => {
   const { providerOptions, provider } = await setup({ kindCreateFails: 'command "docker run --name sandbox-conformance-shared-v1beta1-control-plane" failed with error: exit status 125' });
-  const error = await provider.up(sharedV1beta1, providerOptions()).then(
+  const error = await provider.up(V1BETA1, providerOptions()).then(
     () => undefined,
     (e: Error) => e,
   );
@@ -209,8 +210,4 @@ test('a failing step reports the command and the tail of its output', async () =
       'ERROR: failed to create cluster: command "docker run --name sandbox-conformance-shared-v1beta1-control-plane" failed with error: exit status 125',
     ].join('\n'),
   );
-});
-
-test('the fixture image build contexts the provider uses exist', () => {
-  for (const name of ['workload', 'supervisor']) expect(existsSync(join(fixtureDir(name), 'Dockerfile'))).toBe(true);
 });

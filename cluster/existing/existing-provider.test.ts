@@ -5,11 +5,10 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import { agentSandboxRelease } from '../agent-sandbox-release.ts';
+import type { ClusterRequest, ProviderOptions } from '../cluster-provider.ts';
 import { EmbeddedCluster } from '../embedded/cluster.ts';
-import { sharedV1alpha1 } from '../../lanes/shared-v1alpha1.ts';
-import { sharedV1beta1 } from '../../lanes/shared-v1beta1.ts';
-import type { ProviderOptions } from '../provider.ts';
-import { ExistingProvider, NO_FAULT_INJECTION } from './provider.ts';
+import { ExistingProvider, NO_FAULT_INJECTION } from './existing-provider.ts';
 
 /**
  * The existing-cluster provider against real API servers: an embedded cluster with Agent
@@ -18,6 +17,10 @@ import { ExistingProvider, NO_FAULT_INJECTION } from './provider.ts';
  */
 
 test.describe.configure({ mode: 'default' });
+
+/** What the lane runner asks for on the shared lanes (the existing provider installs nothing, so no images). */
+const V1BETA1: ClusterRequest = { lane: 'shared-v1beta1', agentSandbox: agentSandboxRelease('v0.5.0'), images: [] };
+const V1ALPHA1: ClusterRequest = { lane: 'shared-v1alpha1', agentSandbox: agentSandboxRelease('v0.4.6'), images: [] };
 
 let root: string;
 let withSandbox: EmbeddedCluster;
@@ -65,14 +68,14 @@ function options(): { progress: string[]; providerOptions: ProviderOptions } {
 test('a cluster with the lane\'s Agent Sandbox: a handle on the given kubeconfig, and down() changes nothing', async () => {
   const provider = new ExistingProvider({ kubeconfigPath: withSandboxKubeconfig });
   const { progress, providerOptions } = options();
-  const handle = await provider.up(sharedV1beta1, providerOptions);
+  const handle = await provider.up(V1BETA1, providerOptions);
   expect(handle).toEqual({
     provider: 'existing',
     lane: 'shared-v1beta1',
     name: 'embedded',
     kubeconfigPath: withSandboxKubeconfig,
     context: 'embedded',
-    capabilities: ['external-driver-restart'],
+    capabilities: [],
     lacks: [{ capability: 'fault-injection', reason: NO_FAULT_INJECTION }],
   });
   expect(progress[0]).toBe(`existing: checking the cluster in ${withSandboxKubeconfig} (context embedded) at ${withSandbox.url}`);
@@ -94,11 +97,11 @@ test('a cluster with the lane\'s Agent Sandbox: a handle on the given kubeconfig
 test('the current KUBECONFIG is the default; several files are merged into one for the scenarios', async () => {
   const other = join(root, 'other.kubeconfig');
   await writeFile(other, kubeconfig('https://127.0.0.1:1', 'elsewhere'));
-  const single = await new ExistingProvider({ env: { KUBECONFIG: withSandboxKubeconfig } }).up(sharedV1beta1, options().providerOptions);
+  const single = await new ExistingProvider({ env: { KUBECONFIG: withSandboxKubeconfig } }).up(V1BETA1, options().providerOptions);
   expect(single.kubeconfigPath).toBe(withSandboxKubeconfig);
 
   const { progress, providerOptions } = options();
-  const merged = await new ExistingProvider({ env: { KUBECONFIG: `${withSandboxKubeconfig}:${other}` } }).up(sharedV1beta1, providerOptions);
+  const merged = await new ExistingProvider({ env: { KUBECONFIG: `${withSandboxKubeconfig}:${other}` } }).up(V1BETA1, providerOptions);
   // The first file's current-context wins, as with kubectl.
   expect(merged.context).toBe('embedded');
   expect(merged.kubeconfigPath).toBe(join(root, 'work', 'existing.kubeconfig'));
@@ -113,16 +116,16 @@ test('the current KUBECONFIG is the default; several files are merged into one f
 
 test('a kubeconfig that does not exist', async () => {
   const missing = join(root, 'nope', 'kubeconfig');
-  await expect(new ExistingProvider({ kubeconfigPath: missing }).up(sharedV1beta1, options().providerOptions)).rejects.toThrow(
+  await expect(new ExistingProvider({ kubeconfigPath: missing }).up(V1BETA1, options().providerOptions)).rejects.toThrow(
     new Error(`kubeconfig ${missing} does not exist`),
   );
-  await expect(new ExistingProvider({ env: { HOME: join(root, 'nobody') } }).up(sharedV1beta1, options().providerOptions)).rejects.toThrow(
+  await expect(new ExistingProvider({ env: { HOME: join(root, 'nobody') } }).up(V1BETA1, options().providerOptions)).rejects.toThrow(
     new Error(`kubeconfig ${join(root, 'nobody', '.kube', 'config')} does not exist`),
   );
 });
 
 test('a context that is not in the kubeconfig', async () => {
-  await expect(new ExistingProvider({ kubeconfigPath: withSandboxKubeconfig, context: 'prod' }).up(sharedV1beta1, options().providerOptions)).rejects.toThrow(
+  await expect(new ExistingProvider({ kubeconfigPath: withSandboxKubeconfig, context: 'prod' }).up(V1BETA1, options().providerOptions)).rejects.toThrow(
     new Error(`kubeconfig ${withSandboxKubeconfig} has no context "prod"; contexts: embedded`),
   );
 });
@@ -130,7 +133,7 @@ test('a context that is not in the kubeconfig', async () => {
 test('an unreachable server (nothing listens)', async () => {
   const path = join(root, 'unreachable.kubeconfig');
   await writeFile(path, kubeconfig('https://127.0.0.1:1', 'gone'));
-  await expect(new ExistingProvider({ kubeconfigPath: path }).up(sharedV1beta1, options().providerOptions)).rejects.toThrow(
+  await expect(new ExistingProvider({ kubeconfigPath: path }).up(V1BETA1, options().providerOptions)).rejects.toThrow(
     new Error(`the cluster in ${path} (context gone) is unreachable: request to https://127.0.0.1:1/version failed, reason: connect ECONNREFUSED 127.0.0.1:1`),
   );
 });
@@ -140,14 +143,14 @@ test('a server that never answers: unreachable after the short timeout', async (
   const path = join(root, 'silent.kubeconfig');
   await writeFile(path, kubeconfig(`https://127.0.0.1:${port}`, 'silent'));
   const started = Date.now();
-  await expect(new ExistingProvider({ kubeconfigPath: path, timeoutMs: 300 }).up(sharedV1beta1, options().providerOptions)).rejects.toThrow(
+  await expect(new ExistingProvider({ kubeconfigPath: path, timeoutMs: 300 }).up(V1BETA1, options().providerOptions)).rejects.toThrow(
     new Error(`the cluster in ${path} (context silent) is unreachable: no answer within 300 ms`),
   );
   expect(Date.now() - started).toBeLessThan(5_000);
 });
 
 test('a cluster without the Sandbox CRD: install instructions for the lane\'s release', async () => {
-  await expect(new ExistingProvider({ kubeconfigPath: bareKubeconfig }).up(sharedV1beta1, options().providerOptions)).rejects.toThrow(
+  await expect(new ExistingProvider({ kubeconfigPath: bareKubeconfig }).up(V1BETA1, options().providerOptions)).rejects.toThrow(
     new Error(
       `Agent Sandbox is not installed in the cluster in ${bareKubeconfig} (context embedded): CustomResourceDefinition sandboxes.agents.x-k8s.io was not found; ` +
         'install Agent Sandbox v0.5.0 for lane shared-v1beta1 with: kubectl --context embedded apply -f https://github.com/kubernetes-sigs/agent-sandbox/releases/download/v0.5.0/manifest.yaml',
@@ -156,7 +159,7 @@ test('a cluster without the Sandbox CRD: install instructions for the lane\'s re
 });
 
 test('a release that does not match the lane: the v1alpha1 lane on a cluster serving v1beta1', async () => {
-  await expect(new ExistingProvider({ kubeconfigPath: withSandboxKubeconfig }).up(sharedV1alpha1, options().providerOptions)).rejects.toThrow(
+  await expect(new ExistingProvider({ kubeconfigPath: withSandboxKubeconfig }).up(V1ALPHA1, options().providerOptions)).rejects.toThrow(
     new Error(
       `the Agent Sandbox installed in the cluster in ${withSandboxKubeconfig} (context embedded) serves v1beta1, v1alpha1 of sandboxes.agents.x-k8s.io, so the driver would use v1beta1; ` +
         'lane shared-v1alpha1 tests v1alpha1: install Agent Sandbox v0.4.6 for lane shared-v1alpha1 with: kubectl --context embedded apply -f https://github.com/kubernetes-sigs/agent-sandbox/releases/download/v0.4.6/manifest.yaml',

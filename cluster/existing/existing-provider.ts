@@ -3,8 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
-import type { Lane } from '../../lanes/lane.ts';
-import type { ClusterHandle, ClusterProvider, ProviderOptions } from '../provider.ts';
+import type { ClusterHandle, ClusterProvider, ClusterRequest, ProviderOptions } from '../cluster-provider.ts';
 
 export const SANDBOX_CRD_NAME = 'sandboxes.agents.x-k8s.io';
 export const NO_FAULT_INJECTION = 'an existing cluster has no fault injection; scenarios that deny Secret deletion need the embedded cluster';
@@ -68,7 +67,7 @@ export class ExistingProvider implements ClusterProvider {
     return [join(env.HOME ?? homedir(), '.kube', 'config')];
   }
 
-  async up(lane: Lane, { workDir, progress }: ProviderOptions): Promise<ClusterHandle> {
+  async up(request: ClusterRequest, { workDir, progress }: ProviderOptions): Promise<ClusterHandle> {
     const ms = this.options.timeoutMs ?? 5_000;
     const files = this.kubeconfigFiles();
     for (const file of files) if (!existsSync(file)) throw new Error(`kubeconfig ${file} does not exist`);
@@ -110,8 +109,8 @@ export class ExistingProvider implements ClusterProvider {
     }
     progress(`existing: reached Kubernetes ${serverVersion}`);
 
-    const { version, manifest, apiVersion } = lane.agentSandbox;
-    const install = `install Agent Sandbox ${version} for lane ${lane.name} with: kubectl --context ${context} apply -f ${manifest}`;
+    const { version, manifest, apiVersion } = request.agentSandbox;
+    const install = `install Agent Sandbox ${version} for lane ${request.lane} with: kubectl --context ${context} apply -f ${manifest}`;
     let served: string[];
     try {
       const crd = await kc.makeApiClient(ApiextensionsV1Api).readCustomResourceDefinition({ name: SANDBOX_CRD_NAME }, timeout(ms));
@@ -124,18 +123,18 @@ export class ExistingProvider implements ClusterProvider {
     const preferred = served.includes('v1beta1') ? 'v1beta1' : served.includes('v1alpha1') ? 'v1alpha1' : served[0];
     if (preferred !== apiVersion) {
       throw new Error(
-        `the Agent Sandbox installed in ${where} serves ${served.join(', ') || 'no version'} of ${SANDBOX_CRD_NAME}, so the driver would use ${preferred ?? 'none'}; lane ${lane.name} tests ${apiVersion}: ${install}`,
+        `the Agent Sandbox installed in ${where} serves ${served.join(', ') || 'no version'} of ${SANDBOX_CRD_NAME}, so the driver would use ${preferred ?? 'none'}; lane ${request.lane} tests ${apiVersion}: ${install}`,
       );
     }
-    progress(`existing: ${SANDBOX_CRD_NAME} serves ${served.join(', ')}; lane ${lane.name} uses ${apiVersion}`);
+    progress(`existing: ${SANDBOX_CRD_NAME} serves ${served.join(', ')}; lane ${request.lane} uses ${apiVersion}`);
 
     return {
       provider: 'existing',
-      lane: lane.name,
+      lane: request.lane,
       name: context,
       kubeconfigPath,
       context,
-      capabilities: ['external-driver-restart'],
+      capabilities: [],
       lacks: [{ capability: 'fault-injection', reason: NO_FAULT_INJECTION }],
     };
   }
