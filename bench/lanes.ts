@@ -12,7 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { execa } from 'execa';
 import { EmbeddedCluster } from '../cluster/embedded/cluster.ts';
 import { KubernetesDriver } from '../driver/kubernetes/kubernetes-driver.ts';
-import { HARNESS_DRIVER_SETTINGS } from '../fixtures/driver-settings.ts';
+import { HARNESS_DRIVER_SETTINGS } from '../lanes/driver-settings.ts';
 import { embeddedImageCatalog } from '../cluster/embedded-provider.ts';
 import { FIXTURE_PROGRAMS } from '../fixtures/programs/catalogue.ts';
 import { TimelineRecorder } from '../timeline/collect/recorder.ts';

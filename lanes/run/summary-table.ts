@@ -1,4 +1,4 @@
-import { readFileSync, existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 
 /** One scenario's outcome in one lane, as the summary table shows it. */
 export interface Outcome {
@@ -15,10 +15,11 @@ interface JsonSuite {
   specs?: { title: string; tests: { status: string; annotations?: { type: string; description?: string }[]; results: { status: string; error?: { message?: string }; errors?: { message?: string }[] }[] }[] }[];
 }
 
-const INVARIANT_ID = /\b(stop\/[a-z-]+)\b/g;
-
-/** Reads Playwright's JSON report into per-scenario outcomes. */
-export function readOutcomes(resultsPath: string): Outcome[] {
+/**
+ * Reads Playwright's JSON report into per-scenario outcomes. A failure's detail names the
+ * invariants (of `invariantIds`) its messages mention, else its first line.
+ */
+export function readOutcomes(resultsPath: string, invariantIds: readonly string[]): Outcome[] {
   if (!existsSync(resultsPath)) return [];
   const report = JSON.parse(readFileSync(resultsPath, 'utf8')) as { suites: JsonSuite[] };
   const outcomes: Outcome[] = [];
@@ -32,7 +33,7 @@ export function readOutcomes(resultsPath: string): Outcome[] {
         let detail: string | undefined;
         if (status === 'skipped') detail = t.annotations?.find((a) => a.type === 'skip')?.description;
         if (status === 'failed') {
-          const ids = [...new Set([...messages.matchAll(INVARIANT_ID)].map((m) => m[1]))];
+          const ids = invariantIds.filter((id) => messages.includes(id));
           const inconclusive = /INCONCLUSIVE/.test(messages);
           detail = ids.length ? `${inconclusive ? 'INCONCLUSIVE ' : ''}${ids.join(', ')}` : messages.split('\n').find((l) => l.trim())?.replace(/\u001b\[[0-9;]*m/g, '').slice(0, 120);
         }

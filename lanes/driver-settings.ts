@@ -1,0 +1,18 @@
+import type { KubernetesDriverConfig } from '../driver/kubernetes/config.ts';
+
+/** What a lane sets on the driver it runs, in process or external. */
+export type DriverSettings = Pick<KubernetesDriverConfig, 'namespace' | 'supervisorGraceSeconds' | 'workloadGraceSeconds' | 'apiHeadroomSeconds' | 'reconcileIntervalMs'>;
+
+/**
+ * Timing the lanes give every driver they run, in process or external. The supervisor grace
+ * is longer than the API headroom on purpose: the pre-#3424 order then fails the way #3421
+ * reported (the supervisor is SIGKILLed at its grace and the flat wait times out), while the
+ * reference order finishes long before either.
+ */
+export const HARNESS_DRIVER_SETTINGS: DriverSettings = {
+  namespace: 'openshell',
+  supervisorGraceSeconds: 10,
+  workloadGraceSeconds: 10,
+  apiHeadroomSeconds: 5,
+  reconcileIntervalMs: 0,
+};
