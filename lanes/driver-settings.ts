@@ -1,7 +1,4 @@
-import type { KubernetesDriverConfig } from '../driver/kubernetes/config.ts';
-
-/** What a lane sets on the driver it runs, in process or external. */
-export type DriverSettings = Pick<KubernetesDriverConfig, 'namespace' | 'supervisorGraceSeconds' | 'workloadGraceSeconds' | 'apiHeadroomSeconds' | 'reconcileIntervalMs'>;
+import type { DriverSettings } from '../driver/launch/external-driver-process.ts';
 
 /**
  * Timing the lanes give every driver they run, in process or external. The supervisor grace

@@ -1,6 +1,6 @@
 import type { AgentSandboxRelease, Lack } from '../cluster/cluster-provider.ts';
 import type { WorkspaceMode } from '../driver/compute-driver.ts';
-import type { DriverSettings } from './driver-settings.ts';
+import type { DriverSettings } from '../driver/launch/external-driver-process.ts';
 
 /** One lane of the matrix, as data: what is installed, how the driver runs, what it lacks and why. */
 export interface Lane {
