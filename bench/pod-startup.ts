@@ -23,12 +23,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { embeddedImageCatalog } from '../cluster/embedded-provider.ts';
-import { FIXTURE_PROGRAMS, WORKLOAD_PROGRAM } from '../fixtures/programs/catalogue.ts';
-import { EmbeddedCluster } from '../cluster/embedded/cluster.ts';
+import { WORKLOAD_PROGRAM } from '../fixtures/programs/catalogue.ts';
+import type { EmbeddedCluster } from '../cluster/embedded/cluster.ts';
 import type { KubeObject } from '../cluster/embedded/types.ts';
-import { summarize, type Summary } from './client.ts';
-import { busyWarning, exposeGc, fmt, machine, progressLog, renderTable, settledMemory, writeReport, type BenchOptions, type Row } from './common.ts';
+import { summarize, type Summary } from './http-load.ts';
+import { busyWarning, exposeGc, fmt, progressLog, reportBenchmark, settledMemory, startBenchCluster, type BenchOptions, type Row } from './common.ts';
 
 const TARGETS = {
   /** Pod create -> Ready p50 as a multiple of direct spawn -> started p50. */
@@ -114,7 +113,7 @@ export async function runPodsBenchmark(options: BenchOptions): Promise<void> {
   progress(`${options.quick ? 'QUICK run (small sizes, not comparable with the targets); ' : ''}${sizes.pods} pods per kind: ${KINDS.map((k) => k.key).join(', ')}`);
 
   const results: KindResult[] = [];
-  const cluster = await EmbeddedCluster.start({ node: { images: embeddedImageCatalog(FIXTURE_PROGRAMS) } });
+  const cluster = await startBenchCluster();
   try {
     cluster.api.create(cluster.api.target('v1', 'namespaces'), { metadata: { name: NAMESPACE } });
     for (const kind of KINDS) results.push(await measureKind(cluster, kind, sizes.pods, gc, progress));
@@ -135,27 +134,16 @@ export async function runPodsBenchmark(options: BenchOptions): Promise<void> {
       { measure: `${r.label}: RSS per direct process`, value: fmt.mib(r.directRssPerProcess) },
     );
   }
-  const missed = rows.filter((r) => r.pass === false).map((r) => r.measure);
-  const m = machine();
-  const title = `pods benchmark${options.quick ? ' (QUICK: sizes too small to compare with the targets)' : ''} — ${sizes.pods} pods per kind — ${m.cpus} x ${m.cpuModel}, Node ${m.node}`;
-  const busyAtEnd = busyWarning();
-  process.stdout.write('\n' + renderTable(title, rows));
-  process.stdout.write(`\n${NOTE}\n`);
-  if (busy || busyAtEnd) process.stdout.write(`\n${busy ?? busyAtEnd}\n`);
-  const file = await writeReport('pods', {
-    benchmark: 'pods',
-    date: new Date().toISOString(),
-    quick: options.quick,
-    machine: m,
-    sizes,
-    gcBeforeMemory: !!gc,
-    loadAverage: { atStart: busy ?? 'ok', atEnd: busyAtEnd ?? 'ok' },
-    targets: TARGETS,
-    results,
-    pass: Object.fromEntries(rows.filter((r) => r.pass !== undefined).map((r) => [r.measure, r.pass])),
-    missed,
+  await reportBenchmark({
+    name: 'pods',
+    options,
+    quickNote: 'sizes too small to compare with the targets',
+    subtitle: `${sizes.pods} pods per kind`,
+    busyAtStart: busy,
+    rows,
+    note: NOTE,
+    figures: { sizes, gcBeforeMemory: !!gc, targets: TARGETS, results },
   });
-  process.stdout.write(`\n${missed.length ? `MISSED ${missed.length} target(s): ${missed.join('; ')}` : 'All targets met.'}\nFigures written to ${file}\n`);
 }
 
 async function measureKind(cluster: EmbeddedCluster, kind: Kind, count: number, gc: (() => void) | undefined, progress: (line: string) => void): Promise<KindResult> {

@@ -4,8 +4,8 @@
  * measurement, not a test: a missed target is printed as MISSED and the exit code stays 0.
  *
  *   lower bound = supervisor termination + workload termination, each read from the Pod's own
- *                 watched changes: the write that set its deletionTimestamp to the write that
- *                 removed it. A correct stop (OpenShell#3424) runs the two one after the other
+ *                 changes on the timeline: the change that set its deletionTimestamp to the
+ *                 one that removed it. A correct stop (OpenShell#3424) runs the two one after the other
  *                 (the supervisor must be gone before the workload is suspended), so no driver
  *                 can stop faster; the rest is the driver's API round trips and polling.
  *
@@ -16,21 +16,22 @@
  *      the supervisor has no boundary left, retries its cleanup and is SIGKILLed at its grace
  *
  * Everything runs in this process: the driver, the API server, the controllers and the node
- * agent, whose Pods are child processes. Watched changes are timed as they commit (the
- * in-process watch is synchronous), with performance.now().
+ * agent, whose Pods are child processes. The changes come from the harness's own timeline
+ * recorder (list + watch), which also marks the stop call and its return as steps, so every
+ * figure is read off one clock: the recording's.
  */
 import * as k8s from '@kubernetes/client-node';
-import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { EmbeddedCluster } from '../cluster/embedded/cluster.ts';
-import type { KubeObject } from '../cluster/embedded/types.ts';
+import type { EmbeddedCluster } from '../cluster/embedded/cluster.ts';
+import { sandboxApiVersion } from '../driver/agent-sandbox-api.ts';
 import type { DriverSandbox } from '../driver/compute-driver.ts';
 import { KubernetesDriver } from '../driver/kubernetes/kubernetes-driver.ts';
-import { ANNOTATION } from '../driver/kubernetes/names.ts';
-import { embeddedImageCatalog } from '../cluster/embedded-provider.ts';
-import { FIXTURE_PROGRAMS } from '../fixtures/programs/catalogue.ts';
-import { summarize, type Summary } from './client.ts';
-import { busyWarning, fmt, machine, progressLog, renderTable, writeReport, type BenchOptions, type Row } from './common.ts';
+import { LABEL, MANAGED_BY } from '../driver/kubernetes/names.ts';
+import { TimelineRecorder } from '../timeline/collect/recorder.ts';
+import { derive, type ObjectHistory } from '../timeline/derive/histories.ts';
+import type { StepEntry } from '../timeline/model.ts';
+import { summarize, type Summary } from './http-load.ts';
+import { busyWarning, fmt, progressLog, reportBenchmark, startBenchCluster, type BenchOptions, type Row } from './common.ts';
 
 const TARGETS = {
   /** Reference stop latency as a multiple of the lower bound (median over the rounds). */
@@ -56,51 +57,6 @@ const SLOW_MAIN = ['sh', '-c', 'trap "sleep 1; exit 0" TERM; while :; do sleep 0
 
 const DEFECT = { supervisorGraceSeconds: 3, apiHeadroomSeconds: 2 };
 
-interface Change {
-  t: number;
-  type: 'ADDED' | 'MODIFIED' | 'DELETED';
-  kind: 'Pod' | 'Sandbox';
-  name: string;
-  object: KubeObject;
-}
-
-/** Every Pod and Sandbox change in the cluster, timed as it commits. */
-class Clock {
-  readonly changes: Change[] = [];
-  private readonly stops: (() => void)[] = [];
-
-  constructor(cluster: EmbeddedCluster) {
-    const from = String(cluster.store.currentRevision());
-    for (const [kind, target] of [
-      ['Pod', cluster.api.target('v1', 'pods')],
-      ['Sandbox', cluster.api.target('agents.x-k8s.io/v1beta1', 'sandboxes')],
-    ] as const) {
-      this.stops.push(cluster.api.watch(target, { resourceVersion: from }, (type, object) => this.changes.push({ t: performance.now(), type, kind, name: object.metadata.name!, object })));
-    }
-  }
-
-  find(from: number, kind: Change['kind'], name: string, where: (c: Change) => boolean): Change | undefined {
-    for (let i = from; i < this.changes.length; i++) {
-      const c = this.changes[i];
-      if (c.kind === kind && c.name === name && where(c)) return c;
-    }
-    return undefined;
-  }
-
-  stop(): void {
-    for (const stop of this.stops.splice(0)) stop();
-  }
-}
-
-const terminating = (c: Change) => !!c.object.metadata.deletionTimestamp;
-const gone = (c: Change) => c.type === 'DELETED';
-const suspended = (c: Change) => (c.object.spec as { operatingMode?: string } | undefined)?.operatingMode === 'Suspended';
-
-function exitCode(pod: KubeObject, container: string): number | undefined {
-  const statuses = (pod.status as { containerStatuses?: { name: string; state?: { terminated?: { exitCode: number } } }[] } | undefined)?.containerStatuses ?? [];
-  return statuses.find((s) => s.name === container)?.state?.terminated?.exitCode;
-}
-
 interface StopSample {
   outcome: 'stopped' | string;
   stopMs: number;
@@ -115,48 +71,59 @@ interface StopSample {
 }
 
 /** One timed stop; waits (untimed) until both Pods are gone so that their terminations are known. */
-async function measureStop(clock: Clock, driver: KubernetesDriver, sandbox: DriverSandbox): Promise<StopSample> {
+async function measureStop(recorder: TimelineRecorder, driver: KubernetesDriver, sandbox: DriverSandbox): Promise<StopSample> {
   const { supervisorPod, workloadPod, sandbox: cr } = sandbox.objects;
-  const from = clock.changes.length;
-  const t0 = performance.now();
+  const title = `stop ${cr}`;
+  // This stop's stretch of the recording starts with its begin step.
+  const from = recorder.snapshot().entries.length;
+  recorder.step(title, 'begin');
   let outcome = 'stopped';
   try {
     await driver.stop(sandbox.id);
   } catch (error) {
     outcome = `failed: ${(error as Error).message}`;
   }
-  const returned = performance.now();
-  const deadline = performance.now() + 60_000;
-  while (!(clock.find(from, 'Pod', supervisorPod, gone) && clock.find(from, 'Pod', workloadPod, gone))) {
-    if (performance.now() > deadline) throw new Error(`the Pods of ${cr} were not gone 60 s after the stop`);
+  recorder.step(title, 'end');
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const window = recorder.snapshot().entries.slice(from);
+    const facts = derive({ startedAt: '', entries: window });
+    const pod = (name: string) => facts.objects.find((o) => o.resource === 'pods' && o.name === name && o.deleteRequested && o.gone);
+    const supervisor = pod(supervisorPod);
+    const workload = pod(workloadPod);
+    if (supervisor && workload) {
+      const [begin, end] = window.filter((e): e is StepEntry => e.kind === 'step' && e.title === title);
+      const sandboxEntries = facts.objects.filter((o) => o.resource === 'sandboxes' && o.name === cr).flatMap((o) => o.entries);
+      // The stop-begin patch is the first to put a bootstrap phase on the Sandbox; the suspension the first that suspends it.
+      const stopBegin = sandboxEntries.find((e) => e.sandbox?.bootstrapPhase !== undefined);
+      const suspension = sandboxEntries.find((e) => e.sandbox?.suspended);
+      const stopMs = end.t - begin.t;
+      const lowerBoundMs = termination(supervisor) + termination(workload);
+      return {
+        outcome,
+        stopMs,
+        supervisorMs: termination(supervisor),
+        workloadMs: termination(workload),
+        lowerBoundMs,
+        ratio: stopMs / lowerBoundMs,
+        supervisorExit: exitCode(supervisor, 'supervisor'),
+        workloadExit: exitCode(workload, 'agent'),
+        gaps: {
+          callToStopBeginMs: stopBegin ? stopBegin.t - begin.t : undefined,
+          supervisorGoneToSuspensionMs: suspension && suspension.t > supervisor.gone!.t ? suspension.t - supervisor.gone!.t : undefined,
+          workloadGoneToReturnMs: end.t - workload.gone!.t,
+        },
+      };
+    }
+    if (Date.now() > deadline) throw new Error(`the Pods of ${cr} were not gone 60 s after the stop`);
     await sleep(20);
   }
-  const span = (name: string) => {
-    const start = clock.find(from, 'Pod', name, terminating)!;
-    const end = clock.find(from, 'Pod', name, gone)!;
-    return { ms: end.t - start.t, end };
-  };
-  const supervisor = span(supervisorPod);
-  const workload = span(workloadPod);
-  const lowerBoundMs = supervisor.ms + workload.ms;
-  const stopBegin = clock.find(from, 'Sandbox', cr, (c) => c.object.metadata.annotations?.[ANNOTATION.operation] === 'stop');
-  const suspension = clock.find(from, 'Sandbox', cr, suspended);
-  return {
-    outcome,
-    stopMs: returned - t0,
-    supervisorMs: supervisor.ms,
-    workloadMs: workload.ms,
-    lowerBoundMs,
-    ratio: (returned - t0) / lowerBoundMs,
-    supervisorExit: exitCode(supervisor.end.object, 'supervisor'),
-    workloadExit: exitCode(workload.end.object, 'agent'),
-    gaps: {
-      callToStopBeginMs: stopBegin ? stopBegin.t - t0 : undefined,
-      supervisorGoneToSuspensionMs: suspension && suspension.t > supervisor.end.t ? suspension.t - supervisor.end.t : undefined,
-      workloadGoneToReturnMs: returned - workload.end.t,
-    },
-  };
 }
+
+/** From the change that set the Pod's deletionTimestamp to the one that removed it. */
+const termination = (pod: ObjectHistory) => pod.gone!.t - pod.deleteRequested!.t;
+
+const exitCode = (pod: ObjectHistory, container: string) => pod.exits.find((x) => x.container === container)?.exitCode;
 
 interface ProfileResult {
   label: string;
@@ -183,11 +150,11 @@ function profile(label: string, samples: StopSample[]): ProfileResult {
   };
 }
 
-async function referenceProfile(clock: Clock, driver: KubernetesDriver, label: string, name: string, command: string[], sizes: Sizes, progress: (line: string) => void): Promise<ProfileResult> {
+async function referenceProfile(recorder: TimelineRecorder, driver: KubernetesDriver, label: string, name: string, command: string[], sizes: Sizes, progress: (line: string) => void): Promise<ProfileResult> {
   let sandbox = await driver.create({ name, command });
   const samples: StopSample[] = [];
   for (let i = 0; i < sizes.warmup + sizes.rounds; i++) {
-    const sample = await measureStop(clock, driver, sandbox);
+    const sample = await measureStop(recorder, driver, sandbox);
     if (i >= sizes.warmup) samples.push(sample);
     progress(`${label} ${i < sizes.warmup ? 'warm-up' : `round ${i - sizes.warmup + 1}/${sizes.rounds}`}: stop ${fmt.ms(sample.stopMs)}, lower bound ${fmt.ms(sample.lowerBoundMs)} (supervisor ${fmt.ms(sample.supervisorMs)} + workload ${fmt.ms(sample.workloadMs)}), ratio ${sample.ratio.toFixed(2)}${sample.outcome === 'stopped' ? '' : `; ${sample.outcome}`}`);
     sandbox = await driver.start(sandbox.id);
@@ -196,11 +163,11 @@ async function referenceProfile(clock: Clock, driver: KubernetesDriver, label: s
   return profile(label, samples);
 }
 
-async function defectProfile(clock: Clock, driver: KubernetesDriver, sizes: Sizes, progress: (line: string) => void): Promise<ProfileResult> {
+async function defectProfile(recorder: TimelineRecorder, driver: KubernetesDriver, sizes: Sizes, progress: (line: string) => void): Promise<ProfileResult> {
   const samples: StopSample[] = [];
   for (let i = 0; i < sizes.defectRounds; i++) {
     const sandbox = await driver.create({ name: `suspend-first-${i}`, command: FAST_MAIN });
-    const sample = await measureStop(clock, driver, sandbox);
+    const sample = await measureStop(recorder, driver, sandbox);
     samples.push(sample);
     progress(`suspend-first round ${i + 1}/${sizes.defectRounds}: ${sample.outcome} after ${fmt.ms(sample.stopMs)}; supervisor exit ${sample.supervisorExit} after ${fmt.ms(sample.supervisorMs)}`);
     await driver.delete(sandbox.id);
@@ -217,26 +184,28 @@ export async function runStopBenchmark(options: BenchOptions): Promise<void> {
 
   let cluster: EmbeddedCluster | undefined;
   const drivers: KubernetesDriver[] = [];
-  let clock: Clock | undefined;
+  let recorder: TimelineRecorder | undefined;
   let fast: ProfileResult;
   let slow: ProfileResult;
   let defect: ProfileResult;
   try {
     progress('starting the embedded cluster (Agent Sandbox v0.5.0, fixture images)');
-    cluster = await EmbeddedCluster.start({ node: { images: embeddedImageCatalog(FIXTURE_PROGRAMS) }, agentSandbox: 'v0.5.0' });
+    cluster = await startBenchCluster('v0.5.0');
     const kubeconfig = new k8s.KubeConfig();
     kubeconfig.loadFromString(cluster.kubeconfig());
-    clock = new Clock(cluster);
+    // The drivers' default namespace, where both keep their sandboxes.
+    recorder = new TimelineRecorder(kubeconfig, { namespace: 'openshell', labelSelector: `${LABEL.managedBy}=${MANAGED_BY}`, sandboxApiVersion: sandboxApiVersion('v1beta1') });
+    await recorder.start();
     // The reference driver with OpenShell's defaults (grace 30 s, headroom 30 s, its poll intervals).
     const reference = new KubernetesDriver({ kubeconfig, reconcileIntervalMs: 0 });
     const suspendFirst = new KubernetesDriver({ kubeconfig, reconcileIntervalMs: 0, variant: 'suspend-first', ...DEFECT });
     drivers.push(reference, suspendFirst);
-    fast = await referenceProfile(clock, reference, 'reference, sleep main', 'reference', FAST_MAIN, sizes, progress);
-    slow = await referenceProfile(clock, reference, 'reference, 1 s main', 'reference-slow', SLOW_MAIN, sizes, progress);
-    defect = await defectProfile(clock, suspendFirst, sizes, progress);
+    fast = await referenceProfile(recorder, reference, 'reference, sleep main', 'reference', FAST_MAIN, sizes, progress);
+    slow = await referenceProfile(recorder, reference, 'reference, 1 s main', 'reference-slow', SLOW_MAIN, sizes, progress);
+    defect = await defectProfile(recorder, suspendFirst, sizes, progress);
   } finally {
     progress('stopping the drivers and the cluster');
-    clock?.stop();
+    recorder?.stop();
     for (const driver of drivers) await driver.close();
     await cluster?.stop();
   }
@@ -263,24 +232,17 @@ export async function runStopBenchmark(options: BenchOptions): Promise<void> {
     { measure: 'suspend-first: workload termination p50', value: fmt.ms(defect.workload.p50) },
     { measure: 'suspend-first: supervisor exit codes', value: [...new Set(defect.samples.map((s) => s.supervisorExit))].join(',') },
   ];
-  const missed = rows.filter((r) => r.pass === false).map((r) => r.measure);
-  const m = machine();
-  const title = `stop benchmark${options.quick ? ' (QUICK: too few rounds to compare with the targets)' : ''} — ${m.cpus} x ${m.cpuModel}, Node ${m.node}`;
-  const busyAtEnd = busyWarning();
-  process.stdout.write('\n' + renderTable(title, rows));
-  if (busy || busyAtEnd) process.stdout.write(`\n${busy ?? busyAtEnd}\n`);
-  const file = await writeReport('stop', {
-    benchmark: 'stop',
-    date: new Date().toISOString(),
-    quick: options.quick,
-    machine: m,
-    sizes,
-    loadAverage: { atStart: busy ?? 'ok', atEnd: busyAtEnd ?? 'ok' },
-    targets: TARGETS,
-    drivers: { reference: 'defaults (supervisor/workload grace 30 s, API headroom 30 s)', suspendFirst: DEFECT },
-    results: { reference: fast, referenceSlowMain: slow, suspendFirst: defect },
-    pass: Object.fromEntries(rows.filter((r) => r.pass !== undefined).map((r) => [r.measure, r.pass])),
-    missed,
+  await reportBenchmark({
+    name: 'stop',
+    options,
+    quickNote: 'too few rounds to compare with the targets',
+    busyAtStart: busy,
+    rows,
+    figures: {
+      sizes,
+      targets: TARGETS,
+      drivers: { reference: 'defaults (supervisor/workload grace 30 s, API headroom 30 s)', suspendFirst: DEFECT },
+      results: { reference: fast, referenceSlowMain: slow, suspendFirst: defect },
+    },
   });
-  process.stdout.write(`\n${missed.length ? `MISSED ${missed.length} target(s): ${missed.join('; ')}` : 'All targets met.'}\nFigures written to ${file}\n`);
 }
