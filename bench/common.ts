@@ -46,7 +46,7 @@ export function startBenchCluster(agentSandbox?: AgentSandboxVersion): Promise<E
   return EmbeddedCluster.start({ node: { images: embeddedImageCatalog(FIXTURE_PROGRAMS) }, agentSandbox });
 }
 
-export interface BenchReport {
+interface BenchReport {
   name: string;
   options: BenchOptions;
   /** Why a --quick run's figures do not compare with the targets, for the title. */

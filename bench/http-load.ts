@@ -20,13 +20,13 @@ export interface Endpoint {
   token?: string;
 }
 
-export interface Reply {
+interface Reply {
   status: number;
   bytes: number;
   body: Buffer;
 }
 
-export type Progress = (line: string) => void;
+type Progress = (line: string) => void;
 
 export interface Summary {
   count: number;
@@ -57,7 +57,7 @@ function fill(template: string, i: number): string {
   return template.includes('{i}') ? template.replaceAll('{i}', String(i)) : template;
 }
 
-export function send(agent: Agent | false, endpoint: Endpoint, method: string, path: string, body?: string, contentType = 'application/json'): Promise<Reply> {
+function send(agent: Agent | false, endpoint: Endpoint, method: string, path: string, body?: string, contentType = 'application/json'): Promise<Reply> {
   const url = new URL(endpoint.url);
   const headers: Record<string, string | number> = { accept: 'application/json' };
   if (endpoint.token) headers.authorization = `Bearer ${endpoint.token}`;
@@ -327,7 +327,7 @@ export interface WatchPlan {
   graceMs: number;
 }
 
-export interface WatcherReport {
+interface WatcherReport {
   received: number;
   unique: number;
   duplicates: number;

@@ -23,7 +23,7 @@ import {
   type WatchResult,
 } from './http-load.ts';
 
-export type Task =
+type Task =
   | { kind: 'load'; plan: LoadPlan }
   | { kind: 'alternate'; plan: AlternatingPlan }
   | { kind: 'get'; plan: GetPlan }

@@ -4,9 +4,9 @@
  * `spec.operatingMode: Suspended`). The timeline recorder, the stop rules, the benches and the
  * scenarios read suspension here, so a new API version is one more row below.
  */
-export const AGENT_SANDBOX_GROUP = 'agents.x-k8s.io';
+const AGENT_SANDBOX_GROUP = 'agents.x-k8s.io';
 
-export type SandboxApiVersion = 'v1alpha1' | 'v1beta1';
+type SandboxApiVersion = 'v1alpha1' | 'v1beta1';
 
 interface Suspension {
   /** How the field reads in messages: `spec.replicas: 0`. */

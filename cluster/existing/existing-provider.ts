@@ -5,7 +5,7 @@ import { homedir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import type { ClusterHandle, ClusterProvider, ClusterRequest, ProviderOptions } from '../cluster-provider.ts';
 
-export const SANDBOX_CRD_NAME = 'sandboxes.agents.x-k8s.io';
+const SANDBOX_CRD_NAME = 'sandboxes.agents.x-k8s.io';
 export const NO_FAULT_INJECTION = 'an existing cluster has no fault injection; scenarios that deny Secret deletion need the embedded cluster';
 
 export interface ExistingProviderOptions {

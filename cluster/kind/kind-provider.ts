@@ -1,5 +1,5 @@
 import { KubeConfig } from '@kubernetes/client-node';
-import { execa, type ResultPromise } from 'execa';
+import { execa } from 'execa';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

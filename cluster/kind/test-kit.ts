@@ -18,7 +18,7 @@
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-export type StubTool = 'kind' | 'docker' | 'kubectl';
+type StubTool = 'kind' | 'docker' | 'kubectl';
 
 const RECORD = `{ printf "%s" "\${0##*/}"; for a in "$@"; do printf ' %s' "$a"; done; printf '\\n'; } >> "$STUB_LOG"`;
 
@@ -127,7 +127,7 @@ export interface StubOptions {
   realKubectl?: string;
 }
 
-export interface Stubs {
+interface Stubs {
   dir: string;
   /** The environment for the provider: PATH is the stubs' directory alone. */
   env: Record<string, string>;

@@ -46,7 +46,7 @@ const CREATE_ONLY = ['env'] as const;
 /** Grace periods: the driver's defaults with serve, one sandbox's overrides with create and validate. */
 const SERVE_OR_CREATE = ['supervisor-grace', 'workload-grace'] as const;
 const COMMANDS = ['serve', 'capabilities', 'list', 'get', 'create', 'validate', 'stop', 'start', 'delete', 'watch'] as const;
-export type Command = (typeof COMMANDS)[number];
+type Command = (typeof COMMANDS)[number];
 
 const EXPECTED_ARGS: Record<Command, string[]> = {
   serve: [], capabilities: [], list: [], watch: [],

@@ -12,7 +12,7 @@ import type { KubernetesDriverConfig } from '../kubernetes/config.ts';
 export type DriverSettings = Pick<KubernetesDriverConfig, 'namespace' | 'supervisorGraceSeconds' | 'workloadGraceSeconds' | 'apiHeadroomSeconds' | 'reconcileIntervalMs'>;
 
 /** How long a started driver has to accept on its socket and answer GetCapabilities. */
-export const EXTERNAL_DRIVER_READY_DEADLINE_MS = 30_000;
+const EXTERNAL_DRIVER_READY_DEADLINE_MS = 30_000;
 
 /**
  * The driver command and the TypeScript loader, resolved as modules (not as paths guessed from

@@ -14,7 +14,7 @@ import { LANE_RUN_ENV, type DriverUnderTest } from './lane-run.ts';
 import { ROOT, runLanes } from './run-lanes.ts';
 
 /** What the lane runner is given from outside lanes/: the fixture programs and the invariants the timeline engine registers. */
-export interface LaneCommandContext {
+interface LaneCommandContext {
   images: readonly FixtureImage[];
   invariants: readonly { id: string; title: string; source: string }[];
 }

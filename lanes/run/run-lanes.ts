@@ -17,7 +17,7 @@ export const ROOT = resolve(import.meta.dirname, '../..');
 /** Scenarios mostly wait on the cluster, so more workers than cores pay off; --workers after -- wins. */
 const LANE_WORKERS = 2;
 
-export interface LaneRunOptions {
+interface LaneRunOptions {
   lanes: Lane[];
   provider: ClusterProvider;
   driver: DriverUnderTest;

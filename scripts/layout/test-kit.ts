@@ -48,7 +48,7 @@ const ROOMS = [
   'scripts',
   'playwright.config.ts',
 ] as const;
-export type Room = (typeof ROOMS)[number];
+type Room = (typeof ROOMS)[number];
 
 export function roomOf(file: string): Room | undefined {
   return ROOMS.find((room) => file === room || file.startsWith(`${room}/`));
@@ -68,7 +68,7 @@ function permits(allowed: Room, target: Room, from: Room): boolean {
  * besides their own room. The timeline's steps import only downward
  * (model ← collect, derive ← evaluate ← render).
  */
-export const DIRECTION: Record<Room, readonly Room[] | 'anything'> = {
+const DIRECTION: Record<Room, readonly Room[] | 'anything'> = {
   'cluster/embedded': [],
   cluster: ['cluster/embedded'],
   driver: [],
@@ -86,21 +86,21 @@ export const DIRECTION: Record<Room, readonly Room[] | 'anything'> = {
 };
 
 /** Test helpers: shared set-up that only tests import. One name for them all. */
-export const TEST_HELPER = 'test-kit.ts';
+const TEST_HELPER = 'test-kit.ts';
 
 /**
  * Test helpers under other names, in folders this change did not reach; they are to be renamed
  * test-kit.ts (fixtures/images/catalog.ts is the fixture catalogue's old path, kept for two of
  * them, to be deleted once they import fixtures/programs/catalogue.ts).
  */
-export const PENDING_TEST_HELPERS: readonly string[] = [
+const PENDING_TEST_HELPERS: readonly string[] = [
   'cluster/embedded/test-support.ts',
   'cluster/embedded/kubectl-fixture.ts',
   'driver/kubernetes/test-support.ts',
   'fixtures/images/catalog.ts',
 ];
 
-export function isTestFile(file: string): boolean {
+function isTestFile(file: string): boolean {
   return file.endsWith('.test.ts') || posix.basename(file) === TEST_HELPER || PENDING_TEST_HELPERS.includes(file);
 }
 
@@ -215,7 +215,7 @@ function pathThrough(component: string[], edges: Map<string, Set<string>>): stri
  * Production files that share a name with another, the pair kept for now: they sit in folders
  * this change did not reach and are to be renamed for what each does.
  */
-export const PENDING_SHARED_NAMES: readonly string[] = [
+const PENDING_SHARED_NAMES: readonly string[] = [
   'driver/kubernetes/reconcile.ts',
   'cluster/embedded/agent-sandbox/reconcile.ts',
   'driver/kubernetes/names.ts',

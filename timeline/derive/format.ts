@@ -11,7 +11,7 @@ export function formatOffset(ms: number): string {
   return `+${(ms / 1000).toFixed(2)}s`;
 }
 
-export interface EntryColumns {
+interface EntryColumns {
   time: string;
   kind: string;
   name: string;

@@ -11,7 +11,7 @@ export interface Rule<Episode> extends InvariantInfo {
   judge(episode: Episode, facts: Facts, settings: EvaluationSettings): Verdict[];
 }
 
-export interface FamilyDefinition<Episode> {
+interface FamilyDefinition<Episode> {
   /** The id prefix every rule of the family carries: `stop/`. */
   prefix: string;
   episodes(facts: Facts): Episode[];

@@ -8,7 +8,7 @@ import { LANE_STYLE, type LaneStyle } from './style.ts';
 
 export type Mode = 'running' | 'suspended' | 'terminating';
 
-export interface Segment {
+interface Segment {
   from: number;
   to: number;
   mode: Mode;
@@ -18,7 +18,7 @@ export interface Segment {
 
 export type MarkerKind = 'created' | 'listed' | 'modified' | 'delete-requested' | 'gone' | 'suspend' | 'resume';
 
-export interface Marker {
+interface Marker {
   kind: MarkerKind;
   entry: ObjectEntry;
 }

@@ -19,7 +19,7 @@ import { analyzeLane, bandLabel, buildBands, buildLanes, type Band, type Exit, t
 import { drawVerdicts } from './verdict-overlay.ts';
 
 /** Where everything goes: the time scale, the step rows and the lanes. */
-export interface Plot {
+interface Plot {
   entries: TimelineEntry[];
   bySeq: Map<number, TimelineEntry>;
   tEnd: number;
