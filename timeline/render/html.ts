@@ -80,6 +80,7 @@ export function renderHtml(timeline: Timeline, verdicts: Verdict[]): string {
   tr.ev-fail td { background: #fee2e2; } tr.ev-inconclusive td { background: #ffedd5; }
   tr.pair td { font-weight: 700; } tr.pair td:first-child { box-shadow: inset 4px 0 ${RED}; } tr.pair.ev-inconclusive td:first-child { box-shadow: inset 4px 0 ${ORANGE}; }
   tr:target td { outline: 2px solid ${STEP}; }
+  tbody tr { scroll-margin-top: 36px; } /* a linked row lands below the sticky header, not under it */
 </style>
 </head>
 <body>
