@@ -1,6 +1,7 @@
 import { expect, test } from '@playwright/test';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { directionViolations, fileCycles, readImportGraph, roomCycles, roomOf, type ImportGraph } from './test-kit.ts';
+import { DIRECTION, directionViolations, fileCycles, readImportGraph, roomCycles, roomOf, type ImportGraph } from './test-kit.ts';
 
 /**
  * The import direction of README.md, checked over every file tsconfig.json includes.
@@ -20,6 +21,19 @@ test('the tree keeps the import direction, and no room or module imports in a cy
   expect(directionViolations(graph)).toEqual([]);
   expect(roomCycles(graph)).toEqual([]);
   expect(fileCycles(graph)).toEqual([]);
+});
+
+test('README.md states the same direction as the check', () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const table = readme.slice(readme.indexOf('| room | may import, besides itself |')).split('\n\n')[0].split('\n').slice(2);
+  const stated = Object.fromEntries(
+    table.map((row) => {
+      const [room, allowed] = row.split('|').slice(1, 3).map((cell) => cell.trim());
+      const names = [...allowed.matchAll(/`([^`]+)`/g)].map((m) => m[1]);
+      return [/`([^`]+)`/.exec(room)![1], allowed === 'anything' ? 'anything' : names];
+    }),
+  );
+  expect(stated).toEqual(DIRECTION);
 });
 
 test('the graph is read with every kind of import: static, type-only, re-export, side effect, dynamic', () => {

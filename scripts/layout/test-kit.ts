@@ -68,7 +68,7 @@ function permits(allowed: Room, target: Room, from: Room): boolean {
  * besides their own room. The timeline's steps import only downward
  * (model ← collect, derive ← evaluate ← render).
  */
-const DIRECTION: Record<Room, readonly Room[] | 'anything'> = {
+export const DIRECTION: Record<Room, readonly Room[] | 'anything'> = {
   'cluster/embedded': [],
   cluster: ['cluster/embedded'],
   driver: [],
