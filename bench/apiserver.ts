@@ -16,7 +16,8 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { EmbeddedCluster } from '../cluster/embedded/cluster.ts';
 import { generateServingCertificate } from '../cluster/embedded/tls.ts';
-import type { Endpoint, GetResult, LoadPlan, LoadResult, WatchResult } from './http-load.ts';
+import type { Endpoint, GetResult, LoadPlan, LoadResult } from './http-load.ts';
+import type { WatchResult } from './watch-delivery.ts';
 import { busyWarning, exposeGc, fmt, progressLog, reportBenchmark, settledMemory, type BenchOptions, type Row } from './common.ts';
 import { runInWorker } from './worker.ts';
 

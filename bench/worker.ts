@@ -11,7 +11,6 @@ import { Worker, isMainThread, parentPort, workerData } from 'node:worker_thread
 import {
   runAlternating,
   runLoad,
-  runWatch,
   timeGets,
   type AlternatingPlan,
   type AlternatingResult,
@@ -19,9 +18,8 @@ import {
   type GetResult,
   type LoadPlan,
   type LoadResult,
-  type WatchPlan,
-  type WatchResult,
 } from './http-load.ts';
+import { runWatch, type WatchPlan, type WatchResult } from './watch-delivery.ts';
 
 type Task =
   | { kind: 'load'; plan: LoadPlan }
