@@ -1,43 +1,45 @@
 import { defineConfig, type ReporterDescription } from '@playwright/test';
-import { LANES } from './lanes/index.ts';
+import type { RunOptions } from './fixtures/run-value.ts';
+import { readLaneRun } from './lanes/run/lane-run.ts';
 
-/** Set by `npm run lane`: where this lane's reports go (reports/<lane>/). */
-const reportDir = process.env.CONFORMANCE_REPORT_DIR;
+/** Set by `npm run lane` (CONFORMANCE_RUN): the lane, its cluster, the driver under test, where reports go. */
+const run = readLaneRun();
 
-const laneReporters: ReporterDescription[] = reportDir
+const reporters: ReporterDescription[] = run
   ? [
       ['list'],
-      ['html', { outputFolder: `${reportDir}/html`, open: 'never' }],
-      ['junit', { outputFile: `${reportDir}/junit.xml` }],
-      ['json', { outputFile: `${reportDir}/results.json` }],
+      ['html', { outputFolder: `${run.reportDir}/html`, open: 'never' }],
+      ['junit', { outputFile: `${run.reportDir}/junit.xml` }],
+      ['json', { outputFile: `${run.reportDir}/results.json` }],
       ['./fixtures/reporters/plain-summary.ts'],
     ]
   : [['list'], ['./fixtures/reporters/plain-summary.ts']];
 
 /**
- * One runner for everything. `unit` runs the `*.test.ts` files beside the code they test; each
- * lane is a project over `scenarios/` carrying the lane name as a worker-scoped option. Lane
- * projects need a cluster, so they run through `npm run lane`, which brings one up first.
+ * One runner for everything. `unit` runs the `*.test.ts` files beside the code they test. The
+ * scenario project runs `scenarios/` against the lane `npm run lane` brought up: it is named
+ * after the lane and hands the run value to the fixtures. Without a lane it is `scenarios`,
+ * which lists (`npm run lane -- --list`) but cannot run.
  */
-export default defineConfig<object, { laneName: string }>({
+export default defineConfig<object, RunOptions>({
   testDir: '.',
   fullyParallel: true,
   forbidOnly: !!process.env.CI,
   workers: process.env.CI ? 2 : undefined,
   timeout: 60_000,
-  reporter: laneReporters,
-  outputDir: reportDir ? `${reportDir}/test-results` : 'test-results',
+  reporter: reporters,
+  outputDir: run ? `${run.reportDir}/test-results` : 'test-results',
   projects: [
     {
       name: 'unit',
-      testMatch: ['cluster/**/*.test.ts', 'driver/**/*.test.ts', 'fixtures/**/*.test.ts', 'lanes/**/*.test.ts', 'scripts/**/*.test.ts'],
+      testMatch: ['cluster/**/*.test.ts', 'driver/**/*.test.ts', 'fixtures/**/*.test.ts', 'timeline/**/*.test.ts', 'lanes/**/*.test.ts', 'scripts/**/*.test.ts'],
     },
-    ...LANES.map((lane) => ({
-      name: lane.name,
+    {
+      name: run?.lane.name ?? 'scenarios',
       testDir: 'scenarios',
       testMatch: '**/*.spec.ts',
       timeout: 180_000,
-      use: { laneName: lane.name },
-    })),
+      use: { run },
+    },
   ],
 });

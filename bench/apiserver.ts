@@ -16,8 +16,9 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { EmbeddedCluster } from '../cluster/embedded/cluster.ts';
 import { generateServingCertificate } from '../cluster/embedded/tls.ts';
-import type { Endpoint, GetResult, LoadPlan, LoadResult, WatchResult } from './client.ts';
-import { busyWarning, exposeGc, fmt, machine, progressLog, renderTable, settledMemory, writeReport, type BenchOptions, type Row } from './common.ts';
+import type { Endpoint, GetResult, LoadPlan, LoadResult } from './http-load.ts';
+import type { WatchResult } from './watch-delivery.ts';
+import { busyWarning, exposeGc, fmt, progressLog, reportBenchmark, settledMemory, type BenchOptions, type Row } from './common.ts';
 import { runInWorker } from './worker.ts';
 
 const TARGETS = {
@@ -148,35 +149,28 @@ export async function runApiserverBenchmark(options: BenchOptions): Promise<void
     { measure: 'memory: heap used with pods', value: fmt.mib(memory.heapUsed) },
     { measure: 'memory: RSS at start (tsx, no servers)', value: fmt.mib(memoryAtStart.rss) },
   ];
-  const missed = rows.filter((r) => r.pass === false).map((r) => r.measure);
-  const m = machine();
-  const title = `apiserver benchmark${options.quick ? ' (QUICK: sizes too small to compare with the targets)' : ''} — ${m.cpus} x ${m.cpuModel}, Node ${m.node}`;
-  const busyAtEnd = busyWarning();
-  process.stdout.write('\n' + renderTable(title, rows));
-  if (busy || busyAtEnd) process.stdout.write(`\n${busy ?? busyAtEnd}\n`);
-  const file = await writeReport('apiserver', {
-    benchmark: 'apiserver',
-    date: new Date().toISOString(),
-    quick: options.quick,
-    machine: m,
-    sizes,
-    gcBeforeMemory: !!gc,
-    loadAverage: { atStart: busy ? busy : 'ok', atEnd: busyAtEnd ?? 'ok' },
-    targets: { createRatio: TARGETS.createRatio, rssBytes: TARGETS.rssBytes, lostEvents: TARGETS.lostEvents },
-    results: {
-      baseline,
-      create,
-      rounds: sizes.rounds,
-      createRatio: ratio,
-      memory: { storedPods, withPods: memory, atStart: memoryAtStart },
-      roundRatios,
-      list: { all: listAll, firstPage: listPage },
-      watch,
+  await reportBenchmark({
+    name: 'apiserver',
+    options,
+    quickNote: 'sizes too small to compare with the targets',
+    busyAtStart: busy,
+    rows,
+    figures: {
+      sizes,
+      gcBeforeMemory: !!gc,
+      targets: { createRatio: TARGETS.createRatio, rssBytes: TARGETS.rssBytes, lostEvents: TARGETS.lostEvents },
+      results: {
+        baseline,
+        create,
+        rounds: sizes.rounds,
+        createRatio: ratio,
+        memory: { storedPods, withPods: memory, atStart: memoryAtStart },
+        roundRatios,
+        list: { all: listAll, firstPage: listPage },
+        watch,
+      },
     },
-    pass: Object.fromEntries(rows.filter((r) => r.pass !== undefined).map((r) => [r.measure, r.pass])),
-    missed,
   });
-  process.stdout.write(`\n${missed.length ? `MISSED ${missed.length} target(s): ${missed.join('; ')}` : 'All targets met.'}\nFigures written to ${file}\n`);
 }
 
 async function startBaselineServer(): Promise<{ endpoint: Endpoint; close: () => Promise<void> }> {

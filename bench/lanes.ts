@@ -10,12 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { execa } from 'execa';
-import { EmbeddedCluster } from '../cluster/embedded/cluster.ts';
+import { sandboxApiVersion } from '../driver/agent-sandbox-api.ts';
 import { KubernetesDriver } from '../driver/kubernetes/kubernetes-driver.ts';
-import { HARNESS_DRIVER_SETTINGS } from '../fixtures/driver-settings.ts';
-import { fixtureImageCatalog } from '../fixtures/images/catalog.ts';
-import { TimelineRecorder } from '../fixtures/timeline/recorder.ts';
-import { fmt, machine, progressLog, renderTable, writeReport, type BenchOptions, type Row } from './common.ts';
+import { LABEL, MANAGED_BY } from '../driver/kubernetes/names.ts';
+import { HARNESS_DRIVER_SETTINGS } from '../lanes/driver-settings.ts';
+import { TimelineRecorder } from '../timeline/collect/recorder.ts';
+import { fmt, machine, progressLog, renderTable, startBenchCluster, writeReport, type BenchOptions, type Row } from './common.ts';
 
 async function timeLane(args: string[], reportDir: string): Promise<{ seconds: number; exitCode: number }> {
   const started = performance.now();
@@ -34,7 +34,7 @@ async function lifecycle(driver: KubernetesDriver, name: string): Promise<number
 }
 
 async function recorderOverhead(cycles: number, log: (line: string) => void): Promise<{ without: number[]; withRecorder: number[] }> {
-  const cluster = await EmbeddedCluster.start({ node: { images: fixtureImageCatalog }, agentSandbox: 'v0.5.0' });
+  const cluster = await startBenchCluster('v0.5.0');
   const kc = new k8s.KubeConfig();
   kc.loadFromString(cluster.kubeconfig());
   const driver = new KubernetesDriver({ kubeconfig: kc, ...HARNESS_DRIVER_SETTINGS });
@@ -46,7 +46,7 @@ async function recorderOverhead(cycles: number, log: (line: string) => void): Pr
       log(`recorder overhead: cycle ${i + 1}/${cycles} without recorder`);
       without.push(await lifecycle(driver, `plain-${i}`));
       log(`recorder overhead: cycle ${i + 1}/${cycles} with recorder`);
-      const recorder = new TimelineRecorder(kc, { namespace: HARNESS_DRIVER_SETTINGS.namespace, labelSelector: 'openshell.ai/managed-by=openshell', sandboxApiVersion: 'agents.x-k8s.io/v1beta1' });
+      const recorder = new TimelineRecorder(kc, { namespace: HARNESS_DRIVER_SETTINGS.namespace, labelSelector: `${LABEL.managedBy}=${MANAGED_BY}`, sandboxApiVersion: sandboxApiVersion('v1beta1') });
       await recorder.start();
       withRecorder.push(await lifecycle(driver, `recorded-${i}`));
       recorder.stop();

@@ -1,5 +1,5 @@
 /**
- * Runs a client task (client.ts) in a worker thread. The servers under test (the bare
+ * Runs a client task (http-load.ts) in a worker thread. The servers under test (the bare
  * baseline and the embedded cluster) live on the main thread; keeping the load generator
  * off that event loop means the measured rate is the server's, not server + client
  * sharing one thread. On a 2-core machine: one core serves, one core drives.
@@ -11,7 +11,6 @@ import { Worker, isMainThread, parentPort, workerData } from 'node:worker_thread
 import {
   runAlternating,
   runLoad,
-  runWatch,
   timeGets,
   type AlternatingPlan,
   type AlternatingResult,
@@ -19,11 +18,10 @@ import {
   type GetResult,
   type LoadPlan,
   type LoadResult,
-  type WatchPlan,
-  type WatchResult,
-} from './client.ts';
+} from './http-load.ts';
+import { runWatch, type WatchPlan, type WatchResult } from './watch-delivery.ts';
 
-export type Task =
+type Task =
   | { kind: 'load'; plan: LoadPlan }
   | { kind: 'alternate'; plan: AlternatingPlan }
   | { kind: 'get'; plan: GetPlan }

@@ -2,10 +2,10 @@ import { expect, test } from '@playwright/test';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EmbeddedProvider } from './embedded/provider.ts';
-import { ExistingProvider } from './existing/provider.ts';
-import { KindProvider } from './kind/provider.ts';
-import { writeStubs, type StubOptions } from './kind/test-stubs.ts';
+import { EmbeddedProvider } from './embedded-provider.ts';
+import { ExistingProvider } from './existing/existing-provider.ts';
+import { KindProvider } from './kind/kind-provider.ts';
+import { writeStubs, type StubOptions } from './kind/test-kit.ts';
 import { chooseProvider } from './select.ts';
 
 let root: string;

@@ -1,18 +1,18 @@
-import { EmbeddedProvider } from './embedded/provider.ts';
-import { ExistingProvider, type ExistingProviderOptions } from './existing/provider.ts';
-import { KindProvider, type KindProviderOptions } from './kind/provider.ts';
-import type { ClusterProvider, ProviderName } from './provider.ts';
+import type { ClusterProvider, ProviderName } from './cluster-provider.ts';
+import { EmbeddedProvider } from './embedded-provider.ts';
+import { ExistingProvider, type ExistingProviderOptions } from './existing/existing-provider.ts';
+import { KindProvider, type KindProviderOptions } from './kind/kind-provider.ts';
 
-export const PROVIDER_NAMES: readonly ProviderName[] = ['embedded', 'kind', 'existing'];
+const PROVIDER_NAMES: readonly ProviderName[] = ['embedded', 'kind', 'existing'];
 
-export interface ChooseOptions {
+interface ChooseOptions {
   /** Environment for the kind/docker probes and the kind provider (merged over process.env). */
   env?: Record<string, string | undefined>;
   kind?: Omit<KindProviderOptions, 'env'>;
   existing?: Omit<ExistingProviderOptions, 'env'>;
 }
 
-export interface ProviderChoice {
+interface ProviderChoice {
   provider: ClusterProvider;
   /** Why this provider, for the caller to print: `cluster: embedded (no Docker daemon found)`. */
   reason: string;

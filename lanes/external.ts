@@ -1,10 +1,12 @@
-import { agentSandboxManifest, type Lane } from './lane.ts';
+import { agentSandboxRelease } from '../cluster/agent-sandbox-release.ts';
+import { HARNESS_DRIVER_SETTINGS } from './driver-settings.ts';
+import type { Lane } from './lane-declaration.ts';
 
 export const external: Lane = {
   name: 'external',
   aliases: [],
   description: 'Agent Sandbox v0.5.0; the driver as an external process behind its gRPC Unix socket',
-  agentSandbox: { version: 'v0.5.0', apiVersion: 'v1beta1', manifest: agentSandboxManifest('v0.5.0') },
-  driver: { workspaceMode: 'shared', deployment: 'external' },
+  agentSandbox: agentSandboxRelease('v0.5.0'),
+  driver: { workspaceMode: 'shared', deployment: 'external', settings: HARNESS_DRIVER_SETTINGS },
   lacks: [],
 };

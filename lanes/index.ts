@@ -1,5 +1,5 @@
 import { external } from './external.ts';
-import type { Lane } from './lane.ts';
+import type { Lane } from './lane-declaration.ts';
 import { managed } from './managed.ts';
 import { operator } from './operator.ts';
 import { sharedV1alpha1 } from './shared-v1alpha1.ts';
@@ -18,4 +18,4 @@ export function findLane(nameOrAlias: string): Lane {
   return lane;
 }
 
-export type { Lane } from './lane.ts';
+export type { Lane } from './lane-declaration.ts';

@@ -1,10 +1,12 @@
-import { agentSandboxManifest, type Lane } from './lane.ts';
+import { agentSandboxRelease } from '../cluster/agent-sandbox-release.ts';
+import { HARNESS_DRIVER_SETTINGS } from './driver-settings.ts';
+import type { Lane } from './lane-declaration.ts';
 
 export const managed: Lane = {
   name: 'managed',
   aliases: [],
   description: 'Agent Sandbox v0.5.0; driver in managed mode: one namespace per workspace, created by the driver',
-  agentSandbox: { version: 'v0.5.0', apiVersion: 'v1beta1', manifest: agentSandboxManifest('v0.5.0') },
-  driver: { workspaceMode: 'managed', deployment: 'in-process' },
+  agentSandbox: agentSandboxRelease('v0.5.0'),
+  driver: { workspaceMode: 'managed', deployment: 'in-process', settings: HARNESS_DRIVER_SETTINGS },
   lacks: [],
 };

@@ -1,11 +1,13 @@
-import { agentSandboxManifest, type Lane } from './lane.ts';
+import { agentSandboxRelease } from '../cluster/agent-sandbox-release.ts';
+import { HARNESS_DRIVER_SETTINGS } from './driver-settings.ts';
+import type { Lane } from './lane-declaration.ts';
 
 export const operator: Lane = {
   name: 'operator',
   aliases: [],
   description: 'Agent Sandbox v0.5.0; workspace namespaces created and labelled by an operator fixture before the run; driver in operator mode',
-  agentSandbox: { version: 'v0.5.0', apiVersion: 'v1beta1', manifest: agentSandboxManifest('v0.5.0') },
-  driver: { workspaceMode: 'operator', deployment: 'in-process' },
+  agentSandbox: agentSandboxRelease('v0.5.0'),
+  driver: { workspaceMode: 'operator', deployment: 'in-process', settings: HARNESS_DRIVER_SETTINGS },
   operator: { label: 'openshell.ai/e2e-operator-workspace=true', workspaces: 4 },
   lacks: [],
 };

@@ -1,10 +1,12 @@
-import { agentSandboxManifest, type Lane } from './lane.ts';
+import { agentSandboxRelease } from '../cluster/agent-sandbox-release.ts';
+import { HARNESS_DRIVER_SETTINGS } from './driver-settings.ts';
+import type { Lane } from './lane-declaration.ts';
 
 export const sharedV1alpha1: Lane = {
   name: 'shared-v1alpha1',
   aliases: ['v1alpha1'],
   description: 'Agent Sandbox v0.4.6 (v1alpha1, spec.replicas); driver in shared mode, in process',
-  agentSandbox: { version: 'v0.4.6', apiVersion: 'v1alpha1', manifest: agentSandboxManifest('v0.4.6') },
-  driver: { workspaceMode: 'shared', deployment: 'in-process' },
+  agentSandbox: agentSandboxRelease('v0.4.6'),
+  driver: { workspaceMode: 'shared', deployment: 'in-process', settings: HARNESS_DRIVER_SETTINGS },
   lacks: [],
 };

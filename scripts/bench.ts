@@ -20,11 +20,11 @@ const BENCHMARKS: Record<string, Benchmark> = {
   },
   pods: {
     summary: 'node agent: Pod create -> Ready latency vs spawning the same program directly (sleep, workload + probe), RSS per running Pod',
-    run: async (options) => (await import('../bench/pods.ts')).runPodsBenchmark(options),
+    run: async (options) => (await import('../bench/pod-startup.ts')).runPodsBenchmark(options),
   },
   stop: {
     summary: 'reference driver: stop latency vs its lower bound (supervisor + workload termination from the Pods\' watched changes); suspend-first for contrast',
-    run: async (options) => (await import('../bench/stop.ts')).runStopBenchmark(options),
+    run: async (options) => (await import('../bench/stop-latency.ts')).runStopBenchmark(options),
   },
   lanes: {
     summary: 'conformance lanes on the embedded cluster: wall time of one lane and of all five, timeline recorder overhead',

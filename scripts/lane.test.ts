@@ -60,6 +60,15 @@ test.describe('bad input: a clear message and a non-zero exit', () => {
   });
 });
 
+test('--list needs no cluster: lanes, the scenarios as Playwright lists them, and the registered invariants', async () => {
+  const run = await lane(['--list']);
+  expect(run.exitCode, run.all).toBe(0);
+  expect(run.stdout).toContain('shared-v1beta1   Agent Sandbox v0.5.0 (v1beta1), driver shared mode in-process; alias v1beta1');
+  expect(run.stdout).toMatch(/Scenarios \(each runs in every lane\)\n  scenarios\/sandbox-lifecycle\/\S+\.spec\.ts:\d+:\d+ › /);
+  expect(run.stdout).toContain('stop-ordering.spec.ts');
+  expect(run.stdout).toContain('Invariants\n  stop/supervisor-gone-before-workload-delete\n');
+});
+
 test('Ctrl-C in the middle of a lane leaves no process behind', async () => {
   test.setTimeout(120_000);
   const reports = test.info().outputPath('reports');
@@ -86,5 +95,5 @@ function processesUnder(marker: string): string[] {
 
 /** Container processes of the embedded node run the fixture programs from this checkout. */
 function leftoverContainers(): string[] {
-  return execSync('ps -eo pid,ppid,args').toString().split('\n').filter((l) => l.includes(`${ROOT}fixtures/images/`) && l.includes('sleep 100000'));
+  return execSync('ps -eo pid,ppid,args').toString().split('\n').filter((l) => l.includes(`${ROOT}fixtures/programs/`) && l.includes('sleep 100000'));
 }

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { upstreamManifests } from '../cluster/manifests/test-support.ts';
+import { upstreamManifests } from '../cluster/manifests/test-kit.ts';
 
 /**
  * `npm run manifests`, run as a user runs it (tsx, its own process), with an empty cache of its

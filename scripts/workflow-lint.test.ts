@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { KIND_VERSION } from '../cluster/kind/provider.ts';
+import { KIND_VERSION } from '../cluster/kind/kind-provider.ts';
 import { LANES } from '../lanes/index.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { KubectlFixture, podManifest, tableRows } from './kubectl-fixture.ts';
+import { KubectlFixture, podManifest, tableRows } from './test-kit.ts';
 
 /**
  * ValidatingAdmissionPolicy with real kubectl: the policy and binding that deny the deletion of

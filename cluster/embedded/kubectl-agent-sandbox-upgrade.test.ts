@@ -1,6 +1,6 @@
 import { test, expect } from '@playwright/test';
-import { upstreamManifests } from '../manifests/test-support.ts';
-import { KubectlFixture, tableRows } from './kubectl-fixture.ts';
+import { upstreamManifests } from '../manifests/test-kit.ts';
+import { KubectlFixture, tableRows } from './test-kit.ts';
 
 /**
  * Upgrading Agent Sandbox with kubectl: the real v0.4.6 manifest (v1alpha1 only), a Sandbox

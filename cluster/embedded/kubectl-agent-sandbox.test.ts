@@ -1,8 +1,8 @@
 import { test, expect } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
-import { upstreamManifests } from '../manifests/test-support.ts';
-import { KubectlFixture, tableRows } from './kubectl-fixture.ts';
+import { upstreamManifests } from '../manifests/test-kit.ts';
+import { KubectlFixture, tableRows } from './test-kit.ts';
 
 /**
  * The real upstream Agent Sandbox v0.5.0 manifest, installed with `kubectl apply -f` on a fresh

@@ -1,5 +1,5 @@
 import { test, expect } from '@playwright/test';
-import { KubectlFixture } from './kubectl-fixture.ts';
+import { KubectlFixture } from './test-kit.ts';
 
 /**
  * `kubectl apply --server-side` with field ownership: managedFields per manager in FieldsV1,

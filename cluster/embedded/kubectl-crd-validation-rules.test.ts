@@ -1,8 +1,8 @@
 import { expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { parseAllDocuments, stringify } from 'yaml';
-import { upstreamManifests } from '../manifests/test-support.ts';
-import { KubectlFixture } from './kubectl-fixture.ts';
+import { upstreamManifests } from '../manifests/test-kit.ts';
+import { KubectlFixture } from './test-kit.ts';
 
 /**
  * CRD `x-kubernetes-validations` (CEL) with real kubectl: the transition rule Agent Sandbox

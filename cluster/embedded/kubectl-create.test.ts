@@ -1,5 +1,5 @@
 import { test, expect } from '@playwright/test';
-import { KubectlFixture } from './kubectl-fixture.ts';
+import { KubectlFixture } from './test-kit.ts';
 
 /**
  * kubectl's imperative `create` subcommands, which write protobuf bodies (the `k8s\0` envelope

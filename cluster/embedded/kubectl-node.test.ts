@@ -1,5 +1,5 @@
 import { test, expect } from '@playwright/test';
-import { KubectlFixture, tableRows } from './kubectl-fixture.ts';
+import { KubectlFixture, tableRows } from './test-kit.ts';
 
 /**
  * Real kubectl against Pods the node agent runs as processes: `logs` (tail, timestamps, follow

@@ -1,5 +1,5 @@
 import { test, expect } from '@playwright/test';
-import { KubectlFixture, tableRows } from './kubectl-fixture.ts';
+import { KubectlFixture, tableRows } from './test-kit.ts';
 
 /**
  * What `kubectl get` prints from the server-side Tables: the columns a real cluster prints for

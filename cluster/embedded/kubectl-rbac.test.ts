@@ -1,5 +1,5 @@
 import { test, expect } from '@playwright/test';
-import { KubectlFixture } from './kubectl-fixture.ts';
+import { KubectlFixture } from './test-kit.ts';
 
 /**
  * RBAC with real kubectl: ServiceAccount tokens (`kubectl create token`, TokenRequest), what a

@@ -1,6 +1,6 @@
 import { test, expect } from '@playwright/test';
 import { parse as parseYaml } from 'yaml';
-import { KubectlFixture, names, podManifest, tableRows } from './kubectl-fixture.ts';
+import { KubectlFixture, names, podManifest, tableRows } from './test-kit.ts';
 
 /**
  * Real kubectl reading from the embedded cluster: version, discovery, `get` in its output

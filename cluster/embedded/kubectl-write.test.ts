@@ -1,5 +1,5 @@
 import { test, expect } from '@playwright/test';
-import { KubectlFixture, podManifest, tableRows } from './kubectl-fixture.ts';
+import { KubectlFixture, podManifest, tableRows } from './test-kit.ts';
 
 /**
  * Real kubectl writing to the embedded cluster: create, client-side and server-side apply,

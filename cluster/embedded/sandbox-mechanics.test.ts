@@ -16,7 +16,7 @@
 import { Writable } from 'node:stream';
 import { test, expect } from '@playwright/test';
 import { KubeConfig, Log } from '@kubernetes/client-node';
-import { FIXTURE_IMAGES, fixtureImageCatalog } from '../../fixtures/images/catalog.ts';
+import { FIXTURE_PROGRAMS_ON_EMBEDDED_NODE, SUPERVISOR_PROGRAM, WORKLOAD_PROGRAM } from '../../fixtures/programs/catalogue.ts';
 import { EmbeddedCluster } from './cluster.ts';
 import type { KubeObject } from './types.ts';
 
@@ -26,7 +26,7 @@ let cluster: EmbeddedCluster;
 let namespaces = 0;
 
 test.beforeAll(async () => {
-  cluster = await EmbeddedCluster.start({ node: { images: fixtureImageCatalog } });
+  cluster = await EmbeddedCluster.start({ node: { images: FIXTURE_PROGRAMS_ON_EMBEDDED_NODE } });
 });
 test.afterAll(async () => {
   await cluster?.stop();
@@ -68,7 +68,7 @@ async function boundaryPair(): Promise<{ ns: string; clusterIP: string }> {
       containers: [
         {
           name: 'workload',
-          image: FIXTURE_IMAGES.workload,
+          image: WORKLOAD_PROGRAM.image,
           args: ['sleep', '3600'],
           env: [podIP],
           ports: [{ name: 'boundary', containerPort: 5500 }],
@@ -90,7 +90,7 @@ async function boundaryPair(): Promise<{ ns: string; clusterIP: string }> {
       containers: [
         {
           name: 'supervisor',
-          image: FIXTURE_IMAGES.supervisor,
+          image: SUPERVISOR_PROGRAM.image,
           env: [{ name: 'BOUNDARY_ADDRESS', value: `${clusterIP}:5500` }, podIP, { name: 'HEALTH_PORT', value: '8081' }],
           ports: [{ name: 'health', containerPort: 8081 }],
           readinessProbe: { httpGet: { path: '/healthz', port: 'health' }, periodSeconds: 1 },

@@ -4,7 +4,7 @@
  */
 import * as k8s from '@kubernetes/client-node';
 import type { SandboxSpec } from '../compute-driver.ts';
-import { MAIN, NAMESPACE, driverError, expect, leftovers, namespaceNames, pods, test } from './test-support.ts';
+import { MAIN, NAMESPACE, driverError, expect, leftovers, namespaceNames, pods, test } from './test-kit.ts';
 
 const NO_API = 'no supported Agent Sandbox API version is available; tried v1beta1, v1alpha1';
 

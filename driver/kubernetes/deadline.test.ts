@@ -11,7 +11,7 @@ import type { KubeObject } from '../../cluster/embedded/types.ts';
 import { GrpcDriverClient } from '../grpc/client.ts';
 import { serveDriver } from '../grpc/server.ts';
 import { ANNOTATION } from './names.ts';
-import { HOLD, MAIN, NAMESPACE, driverError, expect, phaseOf, pods, sandboxes, setFinalizer, stopOrderViolations, suspendedSpec, test } from './test-support.ts';
+import { HOLD, MAIN, NAMESPACE, driverError, expect, phaseOf, pods, sandboxes, setFinalizer, stopOrderViolations, suspendedSpec, test } from './test-kit.ts';
 
 const isReady = (o: KubeObject) => ((o.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 const writes = (verb: string) => !['get', 'list', 'watch'].includes(verb);

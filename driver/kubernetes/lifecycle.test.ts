@@ -4,7 +4,7 @@
  * Agent Sandbox patch shapes of both API versions; create rollback when a companion step fails.
  */
 import { ANNOTATION } from './names.ts';
-import { HOLD, MAIN, NAMESPACE, driverError, expect, leftovers, phaseReader, sampleWhile, sandboxes, setFinalizer, stopOrderViolations, test } from './test-support.ts';
+import { HOLD, MAIN, NAMESPACE, driverError, expect, leftovers, phaseReader, sampleWhile, sandboxes, setFinalizer, stopOrderViolations, test } from './test-kit.ts';
 
 test.describe('lifecycle phases', () => {
   test('public phases and bootstrap annotations follow create, stop, start and delete', async ({ lab }) => {

@@ -23,7 +23,7 @@ import {
   type ApiSpy,
   type Lab,
   type Timeline,
-} from './test-support.ts';
+} from './test-kit.ts';
 
 const EACH_SECOND = { reconcileIntervalMs: 1000 };
 /** Far beyond what any step takes; only a hang reaches it. */

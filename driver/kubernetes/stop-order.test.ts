@@ -22,7 +22,7 @@ import {
   terminating,
   test,
   type Seen,
-} from './test-support.ts';
+} from './test-kit.ts';
 
 /** Fails with the labels in watched order unless they already are in that order (strictly). */
 function expectInOrder(entries: [string, Seen | undefined][]): void {

@@ -21,7 +21,7 @@ import {
   suspendedSpec,
   terminating,
   test,
-} from './test-support.ts';
+} from './test-kit.ts';
 
 type CrashPhase = 'releasing' | 'suspending';
 

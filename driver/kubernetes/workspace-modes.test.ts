@@ -4,7 +4,7 @@
  */
 import type { EmbeddedCluster } from '../../cluster/embedded/cluster.ts';
 import { LABEL } from './names.ts';
-import { MAIN, driverError, expect, leftovers, namespaceNames, stopOrderViolations, test } from './test-support.ts';
+import { MAIN, driverError, expect, leftovers, namespaceNames, stopOrderViolations, test } from './test-kit.ts';
 
 const OPERATOR_LABEL = 'openshell.ai/e2e-operator-workspace';
 

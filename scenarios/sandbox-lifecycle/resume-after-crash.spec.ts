@@ -1,17 +1,13 @@
-import type { DriverSandbox } from '../../driver/compute-driver.ts';
-import { expect, test, type Cluster, type TestTimeline } from '../../fixtures/conformance.ts';
-import { STOP_INVARIANTS } from '../../fixtures/timeline/invariants.ts';
+import { ANNOTATION, expect, invariantsIn, test, type Cluster, type DriverSandbox, type TestTimeline } from '../../fixtures/conformance.ts';
 import { RECORDING_MAIN_COMMAND } from './main-command.ts';
-
-const PHASE = 'openshell.ai/sandbox-runtime-bootstrap-phase';
 
 async function bootstrapPhase(cluster: Cluster, apiVersion: string, sandbox: DriverSandbox): Promise<string | undefined> {
   const cr = await cluster.get(apiVersion, 'Sandbox', sandbox.namespace, sandbox.objects.sandbox);
-  return cr?.metadata?.annotations?.[PHASE];
+  return cr?.metadata?.annotations?.[ANNOTATION.phase];
 }
 
 async function expectOrderHeld(timeline: TestTimeline) {
-  for (const invariant of [STOP_INVARIANTS.supervisorBeforeWorkload, STOP_INVARIANTS.suspendAfterSupervisor, STOP_INVARIANTS.supervisorExitsClean, STOP_INVARIANTS.secretsAfterWorkload]) {
+  for (const invariant of invariantsIn('stop/').filter((i) => i.id !== 'stop/supervisor-gone-within-deadline')) {
     await expect.soft(timeline, invariant.title).toHold(invariant.id);
   }
 }

@@ -1,4 +1,4 @@
-import { expect, test } from '../../fixtures/conformance.ts';
+import { expect, isSuspendedInSpec, test } from '../../fixtures/conformance.ts';
 import { RECORDING_MAIN_COMMAND } from './main-command.ts';
 
 test('secret-cleanup-isolated: a denied Secret deletion neither blocks suspension nor hides the error', async ({ sandboxes, driver, cluster, timeline, faults, requires, sandboxApiVersion }) => {
@@ -18,7 +18,7 @@ test('secret-cleanup-isolated: a denied Secret deletion neither blocks suspensio
 
   await timeline.step('the workload is suspended and gone', async () => {
     const cr = await cluster.get(sandboxApiVersion, 'Sandbox', sandbox.namespace, sandbox.objects.sandbox);
-    expect(cr?.spec?.operatingMode ?? (cr?.spec?.replicas === 0 ? 'Suspended' : 'Running')).toBe('Suspended');
+    expect(isSuspendedInSpec(sandboxApiVersion, cr?.spec), 'the Sandbox is suspended in its spec').toBe(true);
     expect(await cluster.get('v1', 'Pod', sandbox.namespace, sandbox.objects.workloadPod)).toBeUndefined();
   });
 });

@@ -1,5 +1,4 @@
-import { expect, test } from '../../fixtures/conformance.ts';
-import { STOP_INVARIANTS } from '../../fixtures/timeline/invariants.ts';
+import { expect, invariantsIn, test } from '../../fixtures/conformance.ts';
 import { RECORDING_MAIN_COMMAND } from './main-command.ts';
 
 /**
@@ -17,7 +16,7 @@ test('stop-ordering: the supervisor is gone before the workload is suspended', a
     (error: Error) => ({ sandbox: undefined, error }),
   );
 
-  for (const invariant of Object.values(STOP_INVARIANTS)) {
+  for (const invariant of invariantsIn('stop/')) {
     await expect.soft(timeline, invariant.title).toHold(invariant.id);
   }
   expect(stopped.error?.message, 'the stop itself').toBeUndefined();

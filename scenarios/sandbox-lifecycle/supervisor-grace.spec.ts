@@ -1,5 +1,4 @@
-import { expect, test } from '../../fixtures/conformance.ts';
-import { STOP_INVARIANTS } from '../../fixtures/timeline/invariants.ts';
+import { expect, holds, test } from '../../fixtures/conformance.ts';
 import { RECORDING_MAIN_COMMAND } from './main-command.ts';
 
 test('supervisor-grace: an explicit supervisor grace is rendered on the Pod and bounds its deletion', async ({ sandboxes, driver, cluster, timeline }) => {
@@ -9,7 +8,7 @@ test('supervisor-grace: an explicit supervisor grace is rendered on the Pod and 
   expect(pod?.spec?.terminationGracePeriodSeconds, 'rendered explicitly on the supervisor Pod').toBe(grace);
 
   await timeline.step('stop', () => driver.stop(sandbox.id));
-  await expect(timeline).toHold(STOP_INVARIANTS.supervisorWithinDeadline.id);
-  const verdict = timeline.verdicts.find((v) => v.id === STOP_INVARIANTS.supervisorWithinDeadline.id);
-  expect(verdict?.message, 'the deadline is the rendered grace plus API headroom').toContain(`grace ${grace} s + headroom ${timeline.apiHeadroomSeconds} s`);
+  await expect(timeline).toHold('stop/supervisor-gone-within-deadline');
+  const [verdict] = await timeline.judge(holds('stop/supervisor-gone-within-deadline'));
+  expect(verdict?.message, 'the deadline is the rendered grace plus API headroom').toContain(`grace ${grace} s + headroom ${timeline.settings.apiHeadroomSeconds} s`);
 });

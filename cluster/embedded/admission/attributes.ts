@@ -1,4 +1,4 @@
-import type { Target } from '../registry/object-api.ts';
+import type { Target } from '../registry/resource-type.ts';
 import type { KubeObject } from '../types.ts';
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';

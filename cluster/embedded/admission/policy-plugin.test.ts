@@ -8,7 +8,7 @@ import { expect, test } from '@playwright/test';
 import { ApiError } from '../errors.ts';
 import type { ObjectApi } from '../registry/object-api.ts';
 import type { ResourceType } from '../registry/resource-type.ts';
-import { bareObjectApi } from '../test-support.ts';
+import { bareObjectApi } from '../test-kit.ts';
 import { ValidatingAdmissionPolicyPlugin } from './policy-plugin.ts';
 import type { BindingSpec, NamedRuleWithOperations, PolicySpec } from './policy-types.ts';
 

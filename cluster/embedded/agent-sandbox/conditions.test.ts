@@ -6,7 +6,7 @@
  */
 import { expect, test } from '@playwright/test';
 import { nextConditions, observe, type Condition, type ObservedInput } from './conditions.ts';
-import { expectGolden, goldenCases, readGoldenInput } from './golden.ts';
+import { expectGolden, goldenCases, readGoldenInput } from './test-kit.ts';
 import { AGENT_SANDBOX_PROFILES, AGENT_SANDBOX_VERSIONS, agentSandboxProfile, specSuspended } from './profiles.ts';
 
 interface Step {

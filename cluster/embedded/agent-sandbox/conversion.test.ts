@@ -9,9 +9,8 @@ import { EmbeddedCluster } from '../cluster.ts';
 import type { KubeObject } from '../types.ts';
 import { V1ALPHA1_STATE_ANNOTATION, convertSandbox } from './conversion.ts';
 import { sandboxCrd } from './crds.ts';
-import { expectGolden, goldenCases, readGoldenInput } from './golden.ts';
+import { expectGolden, goldenCases, readGoldenInput, podTemplate } from './test-kit.ts';
 import { waitForCrdEstablished } from './install.ts';
-import { podTemplate } from './test-kit.ts';
 
 interface Step {
   name: string;

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { sandboxCrdOf, manifestDocuments, upstreamManifests } from '../../manifests/test-support.ts';
+import { sandboxCrdOf, manifestDocuments, upstreamManifests } from '../../manifests/test-kit.ts';
 import type { KubeObject } from '../types.ts';
 import { EmbeddedCluster } from '../cluster.ts';
 import { AgentSandboxController } from './controller.ts';

@@ -11,7 +11,7 @@ import { ApiError } from '../errors.ts';
 import { sandboxCrd } from './crds.ts';
 import { waitForCrdEstablished } from './install.ts';
 import { AGENT_SANDBOX_VERSIONS } from './profiles.ts';
-import { sandboxCrdOf, upstreamManifests } from '../../manifests/test-support.ts';
+import { sandboxCrdOf, upstreamManifests } from '../../manifests/test-kit.ts';
 
 type Schema = Record<string, unknown> & { properties?: Record<string, Schema>; items?: Schema; additionalProperties?: Schema };
 

@@ -1,9 +1,14 @@
 /**
  * Test support for the controller tests: an embedded cluster with one Agent Sandbox release
  * installed, and a stand-in kubelet (there is no node agent here yet) that binds Pods, reports
- * them Running/Ready or terminal, and confirms graceful deletions.
+ * them Running/Ready or terminal, and confirms graceful deletions; and the golden test pairs,
+ * kwok-style: testdata/<family>/<case>.input.yaml describes what happens (its leading comment
+ * says which upstream behaviour it follows); <case>.golden.yaml holds what the simulation
+ * produced from it. Regenerate with UPDATE_GOLDEN=1 and review the diff.
  */
 import { expect, test } from '@playwright/test';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { parse, stringify } from 'yaml';
 import { EmbeddedCluster } from '../cluster.ts';
 import type { ObjectApi, Target } from '../registry/object-api.ts';
 import type { KubeObject } from '../types.ts';
@@ -159,4 +164,29 @@ export function sandboxTest(version: AgentSandboxVersion, realism?: RealismOptio
       }
     },
   });
+}
+
+// ---- golden test pairs ----------------------------------------------------------------------
+
+export function goldenDir(family: string): URL {
+  return new URL(`./testdata/${family}/`, import.meta.url);
+}
+
+/** The case names of a family: every <case>.input.yaml. */
+export function goldenCases(family: string): string[] {
+  return readdirSync(goldenDir(family))
+    .filter((f) => f.endsWith('.input.yaml'))
+    .map((f) => f.replace(/\.input\.yaml$/, ''))
+    .sort();
+}
+
+export function readGoldenInput<T>(family: string, name: string): T {
+  return parse(readFileSync(new URL(`${name}.input.yaml`, goldenDir(family)), 'utf8')) as T;
+}
+
+/** Compares `actual` with <case>.golden.yaml (written instead under UPDATE_GOLDEN=1). */
+export function expectGolden(family: string, name: string, actual: unknown): void {
+  const file = new URL(`${name}.golden.yaml`, goldenDir(family));
+  if (process.env.UPDATE_GOLDEN) writeFileSync(file, stringify(actual, { lineWidth: 0 }));
+  expect(actual).toEqual(parse(readFileSync(file, 'utf8')));
 }

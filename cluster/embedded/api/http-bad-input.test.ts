@@ -9,10 +9,10 @@ import { expect } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import tls from 'node:tls';
 import { parseAllDocuments } from 'yaml';
-import { upstreamManifests } from '../../manifests/test-support.ts';
+import { upstreamManifests } from '../../manifests/test-kit.ts';
 import type { ApiServer } from './http-server.ts';
 import type { EmbeddedCluster } from '../cluster.ts';
-import { expectStatus, refused, test, type Reply, type RequestFn } from './raw-https.ts';
+import { expectStatus, refused, test, type Reply, type RequestFn } from './test-kit.ts';
 
 const CONFIGMAPS = '/api/v1/namespaces/default/configmaps';
 const PODS = '/api/v1/namespaces/default/pods';

@@ -5,7 +5,7 @@
  * 400 with ParseInt's message and the parameter named as the cause's field).
  */
 import { expect } from '@playwright/test';
-import { refused, test, type RequestFn } from './raw-https.ts';
+import { refused, test, type RequestFn } from './test-kit.ts';
 
 const CONFIGMAPS = '/api/v1/namespaces/default/configmaps';
 

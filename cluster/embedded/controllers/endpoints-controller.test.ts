@@ -1,7 +1,7 @@
 import { test, expect } from '@playwright/test';
 import { ObjectApi } from '../registry/object-api.ts';
 import type { KubeObject } from '../types.ts';
-import { bareObjectApi } from '../test-support.ts';
+import { bareObjectApi } from '../test-kit.ts';
 import { EndpointsController } from './endpoints-controller.ts';
 import { GarbageCollector } from './garbage-collector.ts';
 

@@ -5,7 +5,7 @@ import { EndpointsController } from '../controllers/endpoints-controller.ts';
 import { GarbageCollector } from '../controllers/garbage-collector.ts';
 import { ObjectApi } from '../registry/object-api.ts';
 import { ServiceProxy } from './service-proxy.ts';
-import { bareObjectApi } from '../test-support.ts';
+import { bareObjectApi } from '../test-kit.ts';
 
 const NS = 'default';
 

@@ -17,14 +17,10 @@ import { clone, isPlainObject, type KubeObject } from '../types.ts';
 import { recordApply, recordUpdate, type Writer } from './server-side-apply.ts';
 import { generateName, validateName, type NameRule } from './names.ts';
 import type { ResourceRegistry } from './resource-registry.ts';
-import { apiVersionOf, resourceKey, storageVersion, type ResourceType, type ResourceVersion } from './resource-type.ts';
+import { apiVersionOf, resourceKey, storageVersion, type ResourceType, type ResourceVersion, type Target } from './resource-type.ts';
 
 /** What a request addresses: a served version of a resource, in a namespace or cluster-wide. */
-export interface Target {
-  type: ResourceType;
-  version: ResourceVersion;
-  namespace?: string;
-}
+export type { Target } from './resource-type.ts';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 

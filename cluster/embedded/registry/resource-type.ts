@@ -109,3 +109,10 @@ export function servedVersion(type: ResourceType, version: string): ResourceVers
 export function resourceKey(group: string, plural: string): string {
   return group ? `${plural}.${group}` : plural;
 }
+
+/** A resource at one served version, in one namespace (or cluster-wide): what an object API call addresses. */
+export interface Target {
+  type: ResourceType;
+  version: ResourceVersion;
+  namespace?: string;
+}

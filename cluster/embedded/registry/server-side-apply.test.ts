@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { ApiError } from '../errors.ts';
-import { bareObjectApi } from '../test-support.ts';
+import { bareObjectApi } from '../test-kit.ts';
 
 /** Field ownership through the object API: the conflict Status (causes per field), force, Update entries. */
 

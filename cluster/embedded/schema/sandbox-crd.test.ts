@@ -7,7 +7,7 @@
 import { expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
-import { upstreamManifests } from '../../manifests/test-support.ts';
+import { upstreamManifests } from '../../manifests/test-kit.ts';
 import type { StatusCause } from '../errors.ts';
 import { applyDefaults } from './defaults.ts';
 import { prune } from './prune.ts';

@@ -1,4 +1,4 @@
-import type { MessageTable } from './message-table.ts';
+import type { MessageTable } from './message-notation.ts';
 
 /**
  * core/v1 messages as the wire carries them (k8s.io/api v0.32, the reported server version), in the

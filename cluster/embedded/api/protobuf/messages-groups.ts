@@ -1,4 +1,4 @@
-import type { MessageTable } from './message-table.ts';
+import type { MessageTable } from './message-notation.ts';
 
 /** The named API groups' messages (k8s.io/api v0.32), in the notation of message-table.ts. */
 export const GROUP_MESSAGES: MessageTable = {

@@ -1,4 +1,4 @@
-import type { MessageTable } from './message-table.ts';
+import type { MessageTable } from './message-notation.ts';
 
 /**
  * apimachinery's messages (meta/v1, resource.Quantity, intstr.IntOrString) and the runtime.Unknown

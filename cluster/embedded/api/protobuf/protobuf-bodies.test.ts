@@ -5,7 +5,7 @@
  */
 import { expect } from '@playwright/test';
 import protobuf from 'protobufjs';
-import { refused, test } from '../raw-https.ts';
+import { refused, test } from '../test-kit.ts';
 
 const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 const MAGIC = [0x6b, 0x38, 0x73, 0x00];

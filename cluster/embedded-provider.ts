@@ -1,0 +1,53 @@
+import { join } from 'node:path';
+import type { ClusterHandle, ClusterProvider, ClusterRequest, FixtureImage, ProviderOptions } from './cluster-provider.ts';
+import { EmbeddedCluster } from './embedded/cluster.ts';
+import type { ImageCatalog } from './embedded/node/images.ts';
+
+/**
+ * The embedded cluster as a provider: an in-process Kubernetes with its node agent (the fixture
+ * images run as host processes) and the requested Agent Sandbox profile. It lives in the
+ * process that calls up() — the lane command — outside Playwright's workers, which restart
+ * after every failure. The adapter between requests and the self-contained cluster, which
+ * itself knows nothing outside cluster/embedded/.
+ */
+export class EmbeddedProvider implements ClusterProvider {
+  readonly name = 'embedded' as const;
+  private readonly clusters = new Map<string, EmbeddedCluster>();
+
+  async up(request: ClusterRequest, options: ProviderOptions): Promise<ClusterHandle> {
+    const kubeconfigPath = join(options.workDir, 'kubeconfig');
+    options.progress(`embedded: starting the API server, controllers and node agent; installing Agent Sandbox ${request.agentSandbox.version} (profile)`);
+    const cluster = await EmbeddedCluster.start({ kubeconfigPath, node: { images: embeddedImageCatalog(request.images) }, agentSandbox: request.agentSandbox.version });
+    this.clusters.set(request.lane, cluster);
+    options.progress(`embedded: ready at ${cluster.url}`);
+    return {
+      provider: 'embedded',
+      lane: request.lane,
+      name: `embedded-${request.lane}`,
+      kubeconfigPath,
+      capabilities: ['fault-injection'],
+      lacks: [],
+      faults: { url: cluster.url, token: cluster.token, caCert: cluster.certificateAuthority },
+    };
+  }
+
+  async down(handle: ClusterHandle): Promise<void> {
+    const cluster = this.clusters.get(handle.lane);
+    this.clusters.delete(handle.lane);
+    await cluster?.stop();
+  }
+}
+
+/**
+ * The embedded node's view of fixture images: each repository (any tag, so a Pod naming
+ * `:latest` still finds the program) runs its entrypoint as a host command.
+ */
+export function embeddedImageCatalog(images: readonly FixtureImage[]): ImageCatalog {
+  return Object.fromEntries(images.map(({ image, entrypoint }) => [repository(image), { entrypoint }]));
+}
+
+/** `repo` of `repo:tag` (a port in the registry host, `host:5000/repo`, is not a tag). */
+function repository(image: string): string {
+  const colon = image.lastIndexOf(':');
+  return colon > image.lastIndexOf('/') ? image.slice(0, colon) : image;
+}

@@ -1,0 +1,196 @@
+/**
+ * Test helpers of the embedded cluster: the set-up of the `kubectl-*.test.ts` files (one embedded
+ * cluster per test file, the real kubectl binary run against it with the cluster's kubeconfig and
+ * a fresh discovery cache, every kubectl process it started killed when the file is done), and a
+ * bare object API for tests of one controller or node part.
+ */
+import { expect, test, type TestInfo } from '@playwright/test';
+import { execa, type ResultPromise } from 'execa';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EmbeddedCluster, type EmbeddedClusterOptions } from './cluster.ts';
+import { builtinTypes } from './registry/builtin-types.ts';
+import { ObjectApi } from './registry/object-api.ts';
+import { ResourceRegistry } from './registry/resource-registry.ts';
+import { ObjectStore } from './store/object-store.ts';
+
+
+/**
+ * The real kubectl: `$KUBECTL` when set, else `kubectl` from PATH. A version-dispatching
+ * kubectl (as some distributions ship) picks the client matching the server's minor, 32.
+ */
+export const KUBECTL = process.env.KUBECTL || 'kubectl';
+
+export interface KubectlResult {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+}
+
+export interface RunOptions {
+  /** Written to kubectl's stdin (for `-f -`). */
+  input?: string;
+  /** Another kubeconfig file than the cluster's own. */
+  kubeconfig?: string;
+  /** Extra environment (e.g. KUBECTL_REMOTE_COMMAND_WEBSOCKETS). */
+  env?: Record<string, string>;
+}
+
+export class KubectlFixture {
+  cluster!: EmbeddedCluster;
+  private dir = '';
+  private namespaces = 0;
+  private readonly running = new Set<ResultPromise>();
+
+  private constructor(private readonly options: Omit<EmbeddedClusterOptions, 'kubeconfigPath'>) {}
+
+  /** Registers beforeAll/afterAll hooks that start and stop the cluster (with `options`, e.g. a node) for the calling file. */
+  static register(options: Omit<EmbeddedClusterOptions, 'kubeconfigPath'> = {}): KubectlFixture {
+    const fixture = new KubectlFixture(options);
+    test.beforeAll(async () => fixture.start());
+    test.afterAll(async () => fixture.stop());
+    return fixture;
+  }
+
+  get kubeconfigPath(): string {
+    return join(this.dir, 'kubeconfig');
+  }
+
+  private async start(): Promise<void> {
+    this.dir = await mkdtemp(join(tmpdir(), 'kubectl-test-'));
+    this.cluster = await EmbeddedCluster.start({ ...this.options, kubeconfigPath: this.kubeconfigPath });
+  }
+
+  private async stop(): Promise<void> {
+    for (const child of this.running) child.kill('SIGKILL');
+    await Promise.allSettled([...this.running]);
+    await this.cluster?.stop();
+    if (this.dir) await rm(this.dir, { recursive: true, force: true });
+  }
+
+  /** Starts kubectl and leaves it running (`get -w`, `wait`); it is killed at the end of the file at the latest. */
+  spawn(args: string[], options: RunOptions = {}): ResultPromise {
+    const child = execa(KUBECTL, ['--cache-dir', join(this.dir, 'cache'), ...args], {
+      env: { ...options.env, KUBECONFIG: options.kubeconfig ?? this.kubeconfigPath },
+      input: options.input,
+      reject: false,
+      // A safety net against a hung kubectl, not an assertion: waits use kubectl's own --timeout.
+      timeout: 45_000,
+    });
+    this.running.add(child);
+    void child.finally(() => this.running.delete(child));
+    return child;
+  }
+
+  /** Runs kubectl to completion; a non-zero exit is a result, not an exception. */
+  async run(args: string[], options: RunOptions = {}): Promise<KubectlResult> {
+    const { stdout, stderr, exitCode } = await this.spawn(args, options);
+    return { stdout: String(stdout), stderr: String(stderr), exitCode: exitCode ?? -1 };
+  }
+
+  /** Runs kubectl, expects exit code 0, returns stdout. */
+  async ok(args: string[], options: RunOptions = {}): Promise<string> {
+    const result = await this.run(args, options);
+    expect(result.exitCode, `kubectl ${args.join(' ')}\n${result.stderr}`).toBe(0);
+    return result.stdout;
+  }
+
+  /** Runs kubectl, expects it to fail with exit code 1, returns stderr. */
+  async fails(args: string[], options: RunOptions = {}): Promise<string> {
+    const result = await this.run(args, options);
+    expect(result.exitCode, `kubectl ${args.join(' ')} should fail\n${result.stdout}`).toBe(1);
+    return result.stderr;
+  }
+
+  /** `kubectl apply -f -` of a manifest in a namespace; returns stdout. */
+  apply(namespace: string, manifest: string): Promise<string> {
+    return this.ok(['-n', namespace, 'apply', '-f', '-'], { input: manifest });
+  }
+
+  /** A namespace of the test's own (`kubectl create namespace`, a protobuf body). */
+  async namespace(testInfo: TestInfo): Promise<string> {
+    const slug = testInfo.title.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+    const name = `t${++this.namespaces}-${slug}`.slice(0, 50).replace(/-+$/, '');
+    expect(await this.ok(['create', 'namespace', name])).toBe(`namespace/${name} created`);
+    return name;
+  }
+
+  /** A kubeconfig for the same server whose bearer token is wrong. */
+  async wrongTokenKubeconfig(): Promise<string> {
+    const path = join(this.dir, 'wrong-token.kubeconfig');
+    await writeFile(path, this.cluster.kubeconfig().replace(this.cluster.token, 'not-the-token'), { mode: 0o600 });
+    return path;
+  }
+
+  /** A kubeconfig acting as a ServiceAccount (a TokenRequest token), written beside the cluster's own. */
+  async serviceAccountKubeconfig(namespace: string, name: string): Promise<string> {
+    const path = join(this.dir, `sa-${namespace}-${name}.kubeconfig`);
+    await writeFile(path, this.cluster.kubeconfigForServiceAccount(namespace, name), { mode: 0o600 });
+    return path;
+  }
+
+  /**
+   * Counts watch requests on `resource` in `namespace` (with a no-op fault) so a test can make its
+   * change only once a waiting kubectl is really watching. `opened()` resolves at the first one.
+   */
+  watchCounter(resource: string, namespace: string): { opened: () => Promise<void> } {
+    const fault = this.cluster.faults.add({ verb: 'watch', resource, namespace, latencyMs: 0 });
+    const hits = () => this.cluster.faults.list().find((f) => f.id === fault.id)?.hits ?? 0;
+    return {
+      opened: async () => {
+        await expect.poll(hits, { message: `a watch on ${resource} in ${namespace}`, timeout: 30_000 }).toBeGreaterThan(0);
+        this.cluster.faults.remove(fault.id);
+      },
+    };
+  }
+}
+
+/** Splits `kubectl get` table output into rows of cells (cells in these tests contain no spaces). */
+export function tableRows(stdout: string): string[][] {
+  return stdout
+    .trim()
+    .split('\n')
+    .filter((line) => line.trim())
+    .map((line) => line.trim().split(/\s+/));
+}
+
+/** The names printed by `-o name` (`pod/a` -> `a`), sorted. */
+export function names(stdout: string): string[] {
+  return stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.slice(line.indexOf('/') + 1))
+    .sort();
+}
+
+/** A minimal Pod manifest with one container `main` (kubectl logs/exec need at least one). */
+export function podManifest(name: string, options: { labels?: Record<string, string>; image?: string } = {}): string {
+  const labels = Object.entries(options.labels ?? {}).map(([k, v]) => `\n    ${k}: "${v}"`).join('');
+  return `apiVersion: v1
+kind: Pod
+metadata:
+  name: ${name}${labels ? `\n  labels:${labels}` : ''}
+spec:
+  containers:
+  - name: main
+    image: ${options.image ?? 'busybox:1.36'}
+`;
+}
+
+// ---- a bare object API, for tests of one controller or node part ------------------------------
+
+/** 127.1.0.0/16: never handed out by claimAddressBlock, so a bare registry cannot meet a running cluster's addresses. */
+const TEST_ADDRESS_OCTET = 1;
+
+/**
+ * For tests of one controller or node part: the store and object API with the built-in kinds
+ * and one namespace, without the HTTPS server or any controller around them.
+ */
+export function bareObjectApi(namespace: string): ObjectApi {
+  const registry = new ResourceRegistry();
+  for (const type of builtinTypes(TEST_ADDRESS_OCTET)) registry.add(type);
+  const api = new ObjectApi(new ObjectStore(), registry);
+  api.create(api.target('v1', 'namespaces'), { metadata: { name: namespace } });
+  return api;
+}

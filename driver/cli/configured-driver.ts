@@ -1,0 +1,55 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { DriverVariant, WorkspaceMode } from '../compute-driver.ts';
+import type { KubernetesDriver } from '../kubernetes/kubernetes-driver.ts';
+import { fail, nonNegativeInteger, oneOf, usage, type OptionValues } from './options.ts';
+
+/** The Kubernetes driver for the kubeconfig given (or the default one), configured from the flags. */
+export async function configuredDriver(
+  values: OptionValues,
+  settings: { reconcileIntervalMs?: number; supervisorGraceSeconds?: number; workloadGraceSeconds?: number; log: (line: string) => void },
+): Promise<KubernetesDriver> {
+  const workspaceMode = oneOf<WorkspaceMode>(values, 'mode', ['shared', 'managed', 'operator']);
+  const variant = oneOf<DriverVariant>(values, 'variant', ['reference', 'suspend-first']);
+  const apiHeadroomSeconds = nonNegativeInteger(values, 'api-headroom');
+  const { reconcileIntervalMs, supervisorGraceSeconds, workloadGraceSeconds, log } = settings;
+  if (values.namespace !== undefined && values.namespace.trim() === '') usage('--namespace must not be empty');
+  if (values.kubeconfig !== undefined && !existsSync(resolve(values.kubeconfig))) fail(`kubeconfig ${values.kubeconfig} does not exist`);
+
+  // Loaded here, not at the top: commands against a socket do not need the Kubernetes client.
+  const k8s = await import('@kubernetes/client-node');
+  const { KubernetesDriver } = await import('../kubernetes/kubernetes-driver.ts');
+  const kubeconfig = new k8s.KubeConfig();
+  if (values.kubeconfig !== undefined) {
+    try {
+      kubeconfig.loadFromFile(resolve(values.kubeconfig));
+    } catch (error) {
+      fail(`cannot load kubeconfig ${values.kubeconfig}: ${(error as Error).message}`);
+    }
+  } else {
+    try {
+      kubeconfig.loadFromDefault();
+    } catch (error) {
+      fail(`cannot load the default kubeconfig ($KUBECONFIG or ~/.kube/config): ${(error as Error).message}`);
+    }
+  }
+  const cluster = kubeconfig.getCurrentCluster();
+  if (!cluster) fail(`the kubeconfig${values.kubeconfig ? ` ${values.kubeconfig}` : ''} names no current cluster`);
+
+  log(`compute driver: cluster ${cluster.server} (context ${kubeconfig.getCurrentContext()})`);
+  try {
+    return new KubernetesDriver({
+      kubeconfig,
+      ...(workspaceMode && { workspaceMode }),
+      ...(values.namespace !== undefined && { namespace: values.namespace }),
+      ...(variant && { variant }),
+      ...(supervisorGraceSeconds !== undefined && { supervisorGraceSeconds }),
+      ...(workloadGraceSeconds !== undefined && { workloadGraceSeconds }),
+      ...(apiHeadroomSeconds !== undefined && { apiHeadroomSeconds }),
+      ...(reconcileIntervalMs !== undefined && { reconcileIntervalMs }),
+      log,
+    });
+  } catch (error) {
+    fail(`cannot start the compute driver: ${(error as Error).message}`);
+  }
+}

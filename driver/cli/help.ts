@@ -1,0 +1,60 @@
+/** The driver command's help text: `npm run driver -- --help`. */
+export const HELP = `Usage:
+  npm run driver -- serve --socket PATH [serve options]
+  npm run driver -- <command> [arguments] (--socket PATH | --kubeconfig FILE) [--output json]
+
+Serving
+  serve runs the Kubernetes compute driver behind the gRPC service
+  openshell.compute.v1.ComputeDriver on a Unix socket, in the foreground. It prints one line,
+  "compute driver listening on PATH", once the socket accepts calls, and on Ctrl-C (SIGINT) or
+  SIGTERM it stops and removes the socket. A socket file nobody listens on is replaced; a
+  socket another process answers on is refused. Driver log lines go to stderr.
+
+  --socket PATH                 the Unix socket to listen on (required)
+  --kubeconfig FILE             the cluster to drive (default: $KUBECONFIG, else ~/.kube/config)
+  --mode shared|managed|operator
+                                workspace mode (default: shared)
+  --namespace NS                shared mode: the namespace sandboxes live in (default: openshell)
+  --variant reference|suspend-first
+                                stop ordering; suspend-first is the pre-#3424 defect (default: reference)
+  --supervisor-grace N          supervisor Pod terminationGracePeriodSeconds (default: 30)
+  --workload-grace N            workload Pod terminationGracePeriodSeconds (default: 30)
+  --api-headroom N              seconds of API headroom added to grace periods in deadlines (default: 30)
+  --reconcile-interval S        reconciliation interval in seconds; 0 turns the loop off (default: 30)
+
+Client commands: against any compute driver serving on --socket PATH, or with --kubeconfig FILE
+against the Kubernetes driver run in this process (--mode, --namespace, --variant and
+--api-headroom then configure it). Sandboxes are named by name (with --workspace when a name
+is used in several) or by id. Output is one line per sandbox; --output json prints JSON.
+  capabilities                  what the driver is and how it is configured
+  list                          every sandbox
+  get NAME                      one sandbox
+  create NAME [create options] -- CMD [ARG...]
+                                create a sandbox running CMD; prints it once Ready
+  validate NAME [create options] -- CMD [ARG...]
+                                check a spec without creating anything
+  stop NAME                     stop a sandbox; returns once it is stopped, or with the driver's error
+  start NAME                    start a stopped sandbox; returns once it is Ready again
+  delete NAME                   delete a sandbox; prints deleted: true|false
+  watch                         print one JSON event per line until Ctrl-C
+
+  Create options:
+  --workspace W                 the sandbox's workspace (default: the driver's)
+  --env KEY=VALUE               an environment variable for CMD (repeatable)
+  --supervisor-grace N          this sandbox's supervisor grace period, seconds
+  --workload-grace N            this sandbox's workload grace period, seconds
+
+  A failing call prints "error: <CODE>: <message>" (CODE as in gRPC: NOT_FOUND,
+  ALREADY_EXISTS, INVALID_ARGUMENT, FAILED_PRECONDITION, UNAVAILABLE, DEADLINE_EXCEEDED,
+  CANCELLED, INTERNAL) and exits 1.
+
+  -h, --help                    show this help
+
+Exit status: 0 on success, 1 when the driver or the environment fails, 2 for a usage error.
+
+Examples:
+  npm run driver -- serve --socket /tmp/k8s-driver.sock --kubeconfig .cluster/embedded/kubeconfig
+  npm run driver -- --socket /tmp/k8s-driver.sock create demo --workspace team-a -- sleep infinity
+  npm run driver -- --socket /tmp/k8s-driver.sock stop demo --workspace team-a
+  npm run driver -- --kubeconfig .cluster/embedded/kubeconfig list --output json
+`;

@@ -1,0 +1,36 @@
+import { expect, test } from '@playwright/test';
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { EmbeddedCluster } from '../../cluster/embedded/cluster.ts';
+import { ExternalDriverProcess, type DriverSettings } from './external-driver-process.ts';
+
+/** The launcher against a real embedded cluster: it returns once GetCapabilities answers, and cleans up after a driver that never serves. */
+
+const SETTINGS: DriverSettings = { namespace: 'openshell', supervisorGraceSeconds: 3, workloadGraceSeconds: 3, apiHeadroomSeconds: 5, reconcileIntervalMs: 0 };
+
+test('started means serving: the driver answers on its socket; stop removes the socket directory', async () => {
+  test.setTimeout(120_000);
+  const kubeconfigPath = test.info().outputPath('kubeconfig');
+  const cluster = await EmbeddedCluster.start({ kubeconfigPath, agentSandbox: 'v0.5.0' });
+  try {
+    const driver = await ExternalDriverProcess.start({ kubeconfigPath, workspaceMode: 'shared', variant: 'suspend-first', settings: SETTINGS });
+    expect(await driver.client.capabilities()).toMatchObject({ variant: 'suspend-first' });
+    expect(existsSync(driver.socket)).toBe(true);
+    await driver.stop();
+    expect(existsSync(dirname(driver.socket))).toBe(false);
+  } finally {
+    await cluster.stop();
+  }
+});
+
+test('a driver that exits before serving: a clear error with its output, and nothing left behind', async () => {
+  test.setTimeout(60_000);
+  const missing = test.info().outputPath('no-such-kubeconfig');
+  const error = await ExternalDriverProcess.start({ kubeconfigPath: missing, workspaceMode: 'shared', variant: 'reference', settings: SETTINGS }).then(
+    () => undefined,
+    (e: Error) => e,
+  );
+  expect(error?.message).toMatch(/^the external driver exited before it served GetCapabilities on (\S+)\/driver\.sock \(exit 1\): error: kubeconfig .* does not exist$/);
+  const socketDir = /on (\S+)\/driver\.sock/.exec(error!.message)![1];
+  expect(existsSync(socketDir)).toBe(false);
+});

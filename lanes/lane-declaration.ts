@@ -1,0 +1,23 @@
+import type { AgentSandboxRelease, Lack } from '../cluster/cluster-provider.ts';
+import type { WorkspaceMode } from '../driver/compute-driver.ts';
+import type { DriverSettings } from '../driver/launch/external-driver-process.ts';
+
+/** One lane of the matrix, as data: what is installed, how the driver runs, what it lacks and why. */
+export interface Lane {
+  name: string;
+  aliases: string[];
+  description: string;
+  agentSandbox: AgentSandboxRelease;
+  driver: {
+    workspaceMode: WorkspaceMode;
+    /** In the test process, or an external process behind a gRPC Unix socket. */
+    deployment: 'in-process' | 'external';
+    /** Grace periods, API headroom and namespace the harness runs the driver with. */
+    settings: DriverSettings;
+  };
+  /** Operator mode: namespaces an operator fixture creates and labels before the run. */
+  operator?: { label: string; workspaces: number };
+  /** Capabilities this lane lacks regardless of the cluster, with the reason shown in reports. */
+  lacks: Lack[];
+}
+

@@ -1,0 +1,141 @@
+/**
+ * `npm run lane -- <lane> [options] [-- <playwright args>]`: the command line of the lane
+ * runner. Parses and checks the options (a clear message and exit 2 on bad input), prints
+ * `--help` and `--list`, picks the cluster provider, then runs the lanes.
+ */
+import { connect } from 'node:net';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { execa } from 'execa';
+import type { FixtureImage } from '../../cluster/cluster-provider.ts';
+import { chooseProvider } from '../../cluster/select.ts';
+import { findLane, LANES, type Lane } from '../index.ts';
+import { LANE_RUN_ENV, type DriverUnderTest } from './lane-run.ts';
+import { ROOT, runLanes } from './run-lanes.ts';
+
+/** What the lane runner is given from outside lanes/: the fixture programs and the invariants the timeline engine registers. */
+interface LaneCommandContext {
+  images: readonly FixtureImage[];
+  invariants: readonly { id: string; title: string; source: string }[];
+}
+
+const HELP = `Usage: npm run lane -- <lane>... [options] [-- <playwright args>]
+       npm run lanes [-- options]          (all five lanes)
+       npm run lane -- --list              (lanes, scenarios and invariants)
+
+Lanes: ${LANES.map((l) => (l.aliases.length ? `${l.name} (alias ${l.aliases.join(', ')})` : l.name)).join(', ')}
+
+Options:
+  --cluster embedded|kind|existing   where to run (default: kind when kind >= v0.27, a running
+                                     Docker daemon and kubectl are found, else embedded; the
+                                     choice is printed)
+  --driver reference|suspend-first|external=<socket>
+                                     the driver under test (default: reference). suspend-first is
+                                     the pre-#3424 ordering defect: the suite must fail on it.
+                                     external=<socket> tests a driver you run yourself.
+  --keep                             keep the cluster afterwards (kind: not deleted; embedded: keeps
+                                     running until Ctrl-C)
+  --report-dir DIR                   where reports go (default: reports/); a folder per lane
+  --all                              every lane
+  --list                             print lanes, scenarios and invariants, then exit
+  -h, --help                         this help
+
+Everything after -- goes to Playwright, e.g. -- --grep stop-ordering --repeat-each 3
+Reports: reports/<lane>/ (html/index.html opens offline, junit.xml, results.json, summary.md)
+`;
+
+function fail(message: string): never {
+  process.stderr.write(`error: ${message}\n\nRun \`npm run lane -- --help\` for usage.\n`);
+  process.exit(2);
+}
+
+/** Runs the command; resolves to the exit code. */
+export async function runLaneCommand(argv: string[], context: LaneCommandContext): Promise<number> {
+  const separator = argv.indexOf('--');
+  const ownArgs = separator >= 0 ? argv.slice(0, separator) : argv;
+  const playwrightArgs = separator >= 0 ? argv.slice(separator + 1) : [];
+
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: ownArgs,
+      allowPositionals: true,
+      options: { 'report-dir': { type: 'string' }, cluster: { type: 'string' }, driver: { type: 'string' }, keep: { type: 'boolean' }, all: { type: 'boolean' }, list: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    });
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  if (values.list) {
+    await printList(context);
+    return 0;
+  }
+
+  let lanes: Lane[];
+  try {
+    lanes = values.all ? [...LANES] : positionals.map(findLane);
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  if (lanes.length === 0) fail('name a lane (or --all)');
+
+  const driver = driverUnderTest(values.driver ?? 'reference');
+  if (driver.kind === 'socket') await assertListening(driver.socket);
+
+  let chosen;
+  try {
+    chosen = await chooseProvider(values.cluster);
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  process.stdout.write(`cluster: ${chosen.provider.name} (${chosen.reason})\n`);
+  return runLanes({
+    lanes,
+    provider: chosen.provider,
+    driver,
+    images: context.images,
+    invariantIds: context.invariants.map((i) => i.id),
+    reportRoot: resolve(values['report-dir'] ?? join(ROOT, 'reports')),
+    keep: !!values.keep,
+    playwrightArgs,
+  });
+}
+
+function driverUnderTest(flag: string): DriverUnderTest {
+  if (flag.startsWith('external=')) return { kind: 'socket', socket: resolve(flag.slice('external='.length)) };
+  if (flag === 'reference' || flag === 'suspend-first') return { kind: 'harness', variant: flag };
+  fail(`unknown driver "${flag}"; choose reference, suspend-first or external=<socket>`);
+}
+
+async function assertListening(socket: string): Promise<void> {
+  await new Promise<void>((ok) => {
+    const s = connect(socket);
+    s.once('connect', () => {
+      s.destroy();
+      ok();
+    });
+    s.once('error', (error) => fail(`no compute driver is listening on ${socket} (${error.message}); start one with \`npm run driver -- serve --socket ${socket}\``));
+  });
+}
+
+/** Lanes, the scenarios (as Playwright lists them, no cluster needed) and the registered invariants. */
+async function printList({ invariants }: LaneCommandContext): Promise<void> {
+  process.stdout.write('Lanes\n');
+  for (const lane of LANES) {
+    process.stdout.write(`  ${lane.name.padEnd(16)} Agent Sandbox ${lane.agentSandbox.version} (${lane.agentSandbox.apiVersion}), driver ${lane.driver.workspaceMode} mode ${lane.driver.deployment}${lane.aliases.length ? `; alias ${lane.aliases.join(', ')}` : ''}\n`);
+    for (const l of lane.lacks) process.stdout.write(`    lacks ${l.capability}: ${l.reason}\n`);
+  }
+  // Without a run value the config has one scenario project, `scenarios`; listing needs no cluster.
+  const listing = await execa(join(ROOT, 'node_modules/.bin/playwright'), ['test', '--list', '--project', 'scenarios', '--reporter', 'list'], { cwd: ROOT, reject: false, env: { [LANE_RUN_ENV]: '' } });
+  process.stdout.write('\nScenarios (each runs in every lane)\n');
+  for (const line of listing.stdout.split('\n')) {
+    const m = /›\s+(.*)$/.exec(line);
+    if (m && line.includes('.spec.ts')) process.stdout.write(`  ${line.replace(/^\s*\[[^\]]+\]\s+›\s+/, '')}\n`);
+  }
+  process.stdout.write('\nInvariants\n');
+  for (const i of invariants) process.stdout.write(`  ${i.id}\n    ${i.title}\n    source: ${i.source}\n`);
+}

@@ -1,0 +1,44 @@
+/**
+ * The one value a lane hands to Playwright: which lane, on which cluster, with which driver,
+ * reporting where. The lane runner writes it as JSON and points `CONFORMANCE_RUN` at the file;
+ * playwright.config.ts names the scenario project after the lane and passes it on as the
+ * worker option `run`, where the fixtures read everything from it.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import type { ClusterHandle } from '../../cluster/cluster-provider.ts';
+import type { DriverVariant } from '../../driver/compute-driver.ts';
+import type { Lane } from '../lane-declaration.ts';
+
+export const LANE_RUN_ENV = 'CONFORMANCE_RUN';
+
+/** The driver the lane tests: the harness's own (in process or external, as the lane deploys it), or one the user serves on a socket. */
+export type DriverUnderTest = { kind: 'harness'; variant: DriverVariant } | { kind: 'socket'; socket: string };
+
+export interface LaneRun {
+  lane: Lane;
+  cluster: ClusterHandle;
+  driver: DriverUnderTest;
+  /** reports/<lane>/: html/, junit.xml, results.json, summary.md. */
+  reportDir: string;
+}
+
+export function writeLaneRun(path: string, run: LaneRun): void {
+  writeFileSync(path, `${JSON.stringify(run, null, 2)}\n`, { mode: 0o600 });
+}
+
+/** The run value named by CONFORMANCE_RUN, or undefined outside a lane (unit tests, `--list`). */
+export function readLaneRun(env: NodeJS.ProcessEnv = process.env): LaneRun | undefined {
+  const path = env[LANE_RUN_ENV];
+  if (!path) return undefined;
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as LaneRun;
+  } catch (error) {
+    throw new Error(`${LANE_RUN_ENV}=${path}: cannot read the lane run (${(error as Error).message}); scenarios run through \`npm run lane -- <lane>\`, which writes it`);
+  }
+}
+
+/** How reports and the summary name the driver under test. */
+export function describeDriver(driver: DriverUnderTest, lane?: Lane): string {
+  if (driver.kind === 'socket') return `external at ${driver.socket}`;
+  return `${driver.variant}${lane?.driver.deployment === 'external' ? ', as an external process' : ''}`;
+}

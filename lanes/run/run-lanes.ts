@@ -1,0 +1,138 @@
+/**
+ * The lane runner: for each lane, brings a cluster up, sets the lane up, writes the run value,
+ * runs the scenarios in Playwright against it, writes reports/<lane>/summary.md, and tears the
+ * cluster down. Ctrl-C stops Playwright, tears down whatever is up and exits 130.
+ */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { execa, type ResultPromise } from 'execa';
+import type { ClusterHandle, ClusterProvider, FixtureImage, ProviderOptions } from '../../cluster/cluster-provider.ts';
+import type { Lane } from '../lane-declaration.ts';
+import { prepareOperatorWorkspaces } from '../setup/operator-namespaces.ts';
+import { describeDriver, LANE_RUN_ENV, writeLaneRun, type DriverUnderTest } from './lane-run.ts';
+import { readOutcomes, summaryTable, type Outcome } from './summary-table.ts';
+
+/** The checkout: where Playwright, its config and the scenarios are. */
+export const ROOT = resolve(import.meta.dirname, '../..');
+/** Scenarios mostly wait on the cluster, so more workers than cores pay off; --workers after -- wins. */
+const LANE_WORKERS = 2;
+
+interface LaneRunOptions {
+  lanes: Lane[];
+  provider: ClusterProvider;
+  driver: DriverUnderTest;
+  /** The fixture programs every cluster provides. */
+  images: readonly FixtureImage[];
+  /** Invariant IDs the summary names when a scenario fails on them. */
+  invariantIds: readonly string[];
+  /** reports/ by default; a folder per lane inside. */
+  reportRoot: string;
+  keep: boolean;
+  playwrightArgs: string[];
+}
+
+/** Runs the lanes one after the other; resolves to the exit code (0 when every lane passed). */
+export async function runLanes(options: LaneRunOptions): Promise<number> {
+  const { provider, driver } = options;
+  // Ctrl-C: stop Playwright (or a cluster coming up), tear the cluster down, leave nothing behind.
+  let running: ResultPromise | undefined;
+  const active = new Map<string, ClusterHandle>();
+  const stopping = new AbortController();
+  let interrupted = false;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      if (interrupted) return;
+      interrupted = true;
+      process.stderr.write(`\n${signal}: stopping the run and tearing down ${[...active.keys()].join(', ') || 'nothing'}\n`);
+      stopping.abort();
+      running?.kill('SIGINT');
+      void (async () => {
+        await running?.catch(() => undefined);
+        for (const [lane, handle] of active) await tearDown(provider, handle, providerOptions(provider, lane, options.keep)).catch(() => undefined);
+        process.exit(130);
+      })();
+    });
+  }
+
+  const results = new Map<string, Outcome[]>();
+  let failed = false;
+  for (const lane of options.lanes) {
+    if (interrupted) break;
+    const reportDir = join(options.reportRoot, lane.name);
+    const opts: ProviderOptions = {
+      ...providerOptions(provider, lane.name, options.keep),
+      reportDir,
+      signal: stopping.signal,
+      // Registered before a cluster is created, so Ctrl-C during `up` deletes it too.
+      onCluster: (handle) => active.set(lane.name, handle),
+    };
+    rmSync(reportDir, { recursive: true, force: true });
+    mkdirSync(reportDir, { recursive: true });
+    opts.progress(lane.description);
+    let handle: ClusterHandle;
+    try {
+      handle = await provider.up({ lane: lane.name, agentSandbox: lane.agentSandbox, images: options.images }, opts);
+    } catch (error) {
+      if (interrupted) await new Promise(() => undefined); // the signal handler tears down and exits 130
+      process.stderr.write(`[${lane.name}] error: could not bring up the cluster: ${(error as Error).message}\n`);
+      active.delete(lane.name);
+      failed = true;
+      continue;
+    }
+    active.set(lane.name, handle);
+    try {
+      if (lane.operator) opts.progress(`operator: labelled workspace namespaces ${(await prepareOperatorWorkspaces(handle.kubeconfigPath, lane)).join(', ')}`);
+      const runPath = join(opts.workDir, 'run.json');
+      writeLaneRun(runPath, { lane, cluster: handle, driver, reportDir });
+      opts.progress(`running scenarios (driver: ${describeDriver(driver, lane)})`);
+      const workers = options.playwrightArgs.some((a) => a.startsWith('--workers') || a === '-j') ? [] : ['--workers', String(LANE_WORKERS)];
+      running = execa(join(ROOT, 'node_modules/.bin/playwright'), ['test', '--project', lane.name, ...workers, ...options.playwrightArgs], {
+        cwd: ROOT,
+        stdio: 'inherit',
+        reject: false,
+        env: { [LANE_RUN_ENV]: runPath },
+      });
+      const result = await running;
+      running = undefined;
+      if (interrupted) await new Promise(() => undefined); // the signal handler tears down and exits 130
+      const outcomes = readOutcomes(join(reportDir, 'results.json'), options.invariantIds);
+      results.set(lane.name, outcomes);
+      writeFileSync(join(reportDir, 'summary.md'), `### ${lane.name} on ${provider.name} (driver: ${describeDriver(driver)})\n\n${summaryTable(new Map([[lane.name, outcomes]]))}\n`);
+      if (result.exitCode !== 0) {
+        failed = true;
+        if (provider.exportLogs) {
+          opts.progress('exporting cluster logs for the failure report');
+          await provider.exportLogs(handle, join(reportDir, 'cluster-logs')).catch((e: Error) => opts.progress(`could not export logs: ${e.message}`));
+        }
+      }
+    } finally {
+      if (options.keep && provider.name === 'embedded') {
+        opts.progress(`--keep: the embedded cluster keeps running; KUBECONFIG=${handle.kubeconfigPath}; Ctrl-C to stop it`);
+        await new Promise(() => undefined);
+      }
+      if (!interrupted) {
+        await tearDown(provider, handle, opts);
+        active.delete(lane.name);
+      }
+    }
+  }
+
+  if (results.size) {
+    process.stdout.write(`\nLane x scenario (driver: ${driver.kind === 'socket' ? 'external' : driver.variant}; reports in reports/<lane>/)\n\n${summaryTable(results)}\n\n`);
+  }
+  return failed ? 1 : 0;
+}
+
+function providerOptions(provider: ClusterProvider, lane: string, keep: boolean): ProviderOptions {
+  // kind clusters outlive a run (get-or-create), so their files keep one place per lane; an
+  // embedded cluster lives and dies with this process, so its files are this run's alone and
+  // concurrent runs on one machine cannot overwrite each other's kubeconfig.
+  const workDir = join(ROOT, '.cluster', provider.name, provider.name === 'embedded' ? `${lane}-${process.pid}` : lane);
+  mkdirSync(workDir, { recursive: true });
+  return { keep, workDir, progress: (line: string) => process.stdout.write(`[${lane}] ${line}\n`) };
+}
+
+async function tearDown(provider: ClusterProvider, handle: ClusterHandle, options: ProviderOptions): Promise<void> {
+  await provider.down(handle, options);
+  if (provider.name === 'embedded') rmSync(options.workDir, { recursive: true, force: true });
+}

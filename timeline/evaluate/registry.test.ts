@@ -1,0 +1,51 @@
+import { expect, test } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+import { deleteRequested, gone, started } from '../derive/facts.ts';
+import { derive } from '../derive/histories.ts';
+import type { Timeline } from '../model.ts';
+import { happensBefore, happensTimes, holds, neverHappens } from './assertions.ts';
+import { defineFamily } from './family.ts';
+import { FAMILIES } from './families/index.ts';
+import { evaluateFamilies, evaluateInvariant, findInvariant, INVARIANTS, invariantsIn } from './registry.ts';
+
+const load = (name: string): Timeline => JSON.parse(readFileSync(new URL(`../testdata/${name}.json`, import.meta.url), 'utf8')) as Timeline;
+const SETTINGS = { apiHeadroomSeconds: 5 };
+
+test('the registry lists every family\'s rules, each under its family\'s prefix', () => {
+  expect(INVARIANTS).toEqual(FAMILIES.flatMap((f) => f.invariants));
+  for (const family of FAMILIES) for (const i of family.invariants) expect(i.id.startsWith(family.prefix)).toBe(true);
+  expect(invariantsIn('stop/').map((i) => i.id)).toEqual(INVARIANTS.filter((i) => i.id.startsWith('stop/')).map((i) => i.id));
+  expect(new Set(INVARIANTS.map((i) => i.id)).size).toBe(INVARIANTS.length);
+});
+
+test('an unknown invariant is a clear error naming the known ones', () => {
+  expect(() => findInvariant('stop/nope')).toThrow(`unknown invariant "stop/nope"; known: ${INVARIANTS.map((i) => i.id).join(', ')}`);
+  expect(() => holds('stop/nope')).toThrow('unknown invariant "stop/nope"');
+});
+
+test('a family whose rule id lacks its prefix is refused at registration', () => {
+  const rule = { id: 'start/x', title: 't', source: 's', judge: () => [] };
+  expect(() => defineFamily({ prefix: 'stop/', episodes: () => [], noEpisode: 'n', rules: [rule] })).toThrow('family stop/: rule ids must start with "stop/": start/x');
+});
+
+test('one invariant is the families\' evaluation cut to its id', () => {
+  const facts = derive(load('recorded-suspend-first'));
+  const all = evaluateFamilies(facts, SETTINGS);
+  for (const { id } of INVARIANTS) expect(evaluateInvariant(id, facts, SETTINGS)).toEqual(all.filter((v) => v.id === id));
+  expect(holds('stop/supervisor-exit-clean').evaluate(facts, SETTINGS).map((v) => v.status)).toEqual(['FAIL']);
+});
+
+test('scenario assertions over recorded timelines: order with its pair, counts, never', () => {
+  const reference = derive(load('recorded-reference'));
+  const defect = derive(load('recorded-suspend-first'));
+  const order = happensBefore(gone({ role: 'supervisor' }), deleteRequested({ role: 'workload' }));
+  expect(order.evaluate(reference, SETTINGS).map((v) => v.status)).toEqual(['PASS']);
+  const [violated] = order.evaluate(defect, SETTINGS);
+  expect(violated.status).toBe('FAIL');
+  expect(violated.pair).toHaveLength(2);
+  expect(violated.message).toContain('violated: workload Pod deletion requested');
+  expect(happensTimes(started({ role: 'workload' }), 1).evaluate(reference, SETTINGS)[0].status).toBe('PASS');
+  expect(happensTimes(started({ role: 'workload' }), 2).evaluate(reference, SETTINGS)[0].status).toBe('INCONCLUSIVE');
+  expect(neverHappens(gone({ role: 'supervisor' })).evaluate(reference, SETTINGS)[0].status).toBe('FAIL');
+  expect(neverHappens(gone({ role: 'supervisor' })).settles).toBe(false);
+});
