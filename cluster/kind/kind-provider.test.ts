@@ -50,7 +50,7 @@ test('up creates the lane cluster into its own kubeconfig, builds and loads the 
     name: NAME,
     kubeconfigPath,
     context: 'embedded',
-    capabilities: ['external-driver-restart'],
+    capabilities: [],
     lacks: [{ capability: 'fault-injection', reason: NO_FAULT_INJECTION }],
   });
 
