@@ -40,7 +40,22 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Deep copy of JSON data; objects leave the store only as copies so callers cannot mutate stored state. */
+/** Deep copy of JSON data: what a caller takes before it changes an object it read (reads are frozen, see deepFreeze). */
 export function clone<T>(value: T): T {
   return structuredClone(value);
+}
+
+/**
+ * Freezes a JSON value and everything in it; returns it. The store freezes what it stores, so
+ * reads, lists, watch events and the revision log can all share one object without copying:
+ * a caller that changes an object it read must `clone` it first, and one that forgets gets a
+ * TypeError where it writes (ESM is strict) instead of silently changing the store's state.
+ * The whole value is walked even below frozen parts: a value frozen elsewhere may be frozen
+ * only at its top.
+ */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  Object.freeze(value);
+  for (const child of Object.values(value)) deepFreeze(child);
+  return value;
 }

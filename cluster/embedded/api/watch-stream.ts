@@ -1,8 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import { ApiError, errors } from '../errors.ts';
 import type { ObjectApi, Target, WatchOptions } from '../registry/object-api.ts';
+import type { WatchEventType } from '../store/object-store.ts';
 import type { KubeObject } from '../types.ts';
 import { toTable } from './tables.ts';
+import type { WatchEventEncoder } from './watch-encoding.ts';
 
 export interface WatchStreamOptions extends WatchOptions {
   table: boolean;
@@ -18,7 +20,14 @@ export interface WatchStreamOptions extends WatchOptions {
  * A resourceVersion that left the history window is answered, as kube-apiserver does,
  * with 200 and one ERROR event carrying a 410 Expired Status.
  */
-export function streamWatch(api: ObjectApi, target: Target, options: WatchStreamOptions, res: ServerResponse, onClose: (stop: () => void) => void): void {
+export function streamWatch(
+  api: ObjectApi,
+  encoder: WatchEventEncoder,
+  target: Target,
+  options: WatchStreamOptions,
+  res: ServerResponse,
+  onClose: (stop: () => void) => void,
+): void {
   // The 200 goes out with the first event (or once the watch is set up), so that a request the
   // watch refuses outright (a bad selector) is answered with a plain error status, as upstream does.
   const open = () => {
@@ -42,9 +51,13 @@ export function streamWatch(api: ObjectApi, target: Target, options: WatchStream
     open();
     res.write(JSON.stringify({ type, object }) + '\n');
   };
-  const emit = (type: string, object: KubeObject) => {
+  const representation = options.table ? 'table' : 'object';
+  const render = options.table ? (object: KubeObject) => toTable(target.type, target.version, [object], { resourceVersion: object.metadata.resourceVersion }) : (object: KubeObject) => object;
+  // Object events are encoded once for all watchers (WatchEventEncoder); errors and bookmarks are this stream's own.
+  const emit = (type: WatchEventType, object: KubeObject) => {
     if (finished) return;
-    write(type, options.table ? toTable(target.type, target.version, [object], { resourceVersion: object.metadata.resourceVersion }) : object);
+    open();
+    res.write(encoder.line(type, object, representation, render));
     sent++;
     if (options.closeAfterEvents !== undefined && sent >= options.closeAfterEvents) finish();
   };

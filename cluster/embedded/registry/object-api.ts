@@ -13,7 +13,7 @@ import { validateAgainstSchema } from '../schema/structural-schema.ts';
 import { validationRuleCauses } from '../schema/validation-rules.ts';
 import type { ObjectStore, StoreEvent, WatchEventType } from '../store/object-store.ts';
 import { commonFieldSelectors, fieldSelectorsByResource, parseFieldSelector, parseLabelSelector } from '../store/selectors.ts';
-import { clone, isPlainObject, type KubeObject } from '../types.ts';
+import { clone, deepFreeze, isPlainObject, type KubeObject } from '../types.ts';
 import { recordApply, recordUpdate, type Writer } from './server-side-apply.ts';
 import { generateName, validateName, type NameRule } from './names.ts';
 import type { ResourceRegistry } from './resource-registry.ts';
@@ -100,6 +100,8 @@ function now(): string {
 export class ObjectApi {
   /** Validating admission (ValidatingAdmissionPolicy): every create, update and delete passes it before it is stored. */
   validatingAdmission?: ValidatingAdmission;
+  /** The last conversion present() made, for the next watcher of the same event and version. */
+  private lastConversion?: { stored: KubeObject; version: string; object: KubeObject };
 
   constructor(
     readonly store: ObjectStore,
@@ -143,7 +145,7 @@ export class ObjectApi {
       if (wanted > revision) throw errors.timeout(`Too large resource version: ${wanted}, current: ${revision}`);
     }
     const all = this.snapshotForList(key, target.namespace, revision, !!options.continue);
-    const matching = all.filter((o) => labels(o.metadata.labels) && fields(o));
+    const matching = options.labelSelector || options.fieldSelector ? all.filter((o) => labels(o.metadata.labels) && fields(o)) : all;
     let start = 0;
     if (startAfter !== undefined) {
       start = matching.findIndex((o) => objectSortKey(o) > startAfter!);
@@ -444,7 +446,7 @@ export class ObjectApi {
       throw errors.badRequest('a Scale object with spec.replicas is required');
     }
     const metadata = isPlainObject(body.metadata) ? body.metadata : {};
-    const current = this.get(target, name);
+    const current = clone(this.get(target, name));
     if (metadata.resourceVersion && metadata.resourceVersion !== current.metadata.resourceVersion) {
       throw errors.staleResourceVersion(target.type.group, target.type.plural, name);
     }
@@ -662,9 +664,20 @@ export class ObjectApi {
     if (causeList.length) throw errors.invalid(type.kind, type.group, object.metadata.name ?? '', causeList);
   }
 
-  /** A copy of a stored object in the version the client asked for. */
+  /**
+   * A stored object in the version the client asked for, frozen and shared, never a copy: in the
+   * storage version it is the stored object itself (lists and watches serialise it as it is), in
+   * another it is the conversion. A caller that changes what it read must `clone` it first.
+   */
   present(target: Target, stored: KubeObject): KubeObject {
-    return this.convert(target.type, clone(stored), target.version.name);
+    const version = target.version.name;
+    if (apiVersionOf(target.type.group, version) === stored.apiVersion) return stored;
+    // Every watcher of one version is handed the same conversion of an event (one conversion, one encoding).
+    const last = this.lastConversion;
+    if (last?.stored === stored && last.version === version) return last.object;
+    const object = deepFreeze(this.convert(target.type, stored, version));
+    this.lastConversion = { stored, version, object };
+    return object;
   }
 
   private convert(type: ResourceType, object: KubeObject, version: string): KubeObject {

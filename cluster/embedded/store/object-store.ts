@@ -1,5 +1,5 @@
 import { errors } from '../errors.ts';
-import type { KubeObject } from '../types.ts';
+import { deepFreeze, type KubeObject } from '../types.ts';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -28,8 +28,9 @@ function objectKey(namespace: string | undefined, name: string): string {
  * Versioned object storage with one cluster-wide revision counter (the resourceVersion), a
  * bounded revision log and synchronous fan-out to subscribers in commit order. It stores
  * what it is given: all API semantics live in the object API above it.
- * Stored objects are never mutated in place; every write stores a new object, so events
- * and snapshots can share them without copying.
+ * Stored objects are frozen (deepFreeze) and never change; every write stores a new object,
+ * so events, snapshots and every reader share them without copying. What a caller passes to
+ * create/update is frozen with it: it must not keep changing it.
  */
 export class ObjectStore {
   private revision = 0;
@@ -164,7 +165,7 @@ export class ObjectStore {
 
   private stamp(object: KubeObject): KubeObject {
     this.revision++;
-    return { ...object, metadata: { ...object.metadata, resourceVersion: String(this.revision) } };
+    return deepFreeze({ ...object, metadata: { ...object.metadata, resourceVersion: String(this.revision) } });
   }
 
   private commit(event: StoreEvent): void {
