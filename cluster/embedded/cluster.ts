@@ -17,7 +17,7 @@ import { EndpointsController } from './controllers/endpoints-controller.ts';
 import { ServiceProxy } from './node/service-proxy.ts';
 import { GarbageCollector } from './controllers/garbage-collector.ts';
 import { NamespaceController } from './controllers/namespace-controller.ts';
-import type { Controller } from './controllers/controller.ts';
+import type { Controller } from './controllers/controller-base.ts';
 import { renderKubeconfig } from './kubeconfig.ts';
 import { NodeAgent, type NodeAgentOptions } from './node/node-agent.ts';
 import { builtinTypes } from './registry/builtin-types.ts';

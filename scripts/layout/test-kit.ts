@@ -211,14 +211,7 @@ function pathThrough(component: string[], edges: Map<string, Set<string>>): stri
  */
 const PENDING_SHARED_NAMES: readonly string[] = [
   'driver/kubernetes/reconcile.ts',
-  'cluster/embedded/agent-sandbox/reconcile.ts',
   'driver/kubernetes/names.ts',
-  'cluster/embedded/agent-sandbox/names.ts',
-  'cluster/embedded/registry/names.ts',
-  'cluster/embedded/agent-sandbox/controller.ts',
-  'cluster/embedded/controllers/controller.ts',
-  'cluster/embedded/agent-sandbox/crds.ts',
-  'cluster/embedded/registry/builtin/crds.ts',
 ];
 
 /**

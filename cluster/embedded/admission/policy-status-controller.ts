@@ -1,4 +1,4 @@
-import { Controller } from '../controllers/controller.ts';
+import { Controller } from '../controllers/controller-base.ts';
 import { ApiError } from '../errors.ts';
 import type { ObjectApi } from '../registry/object-api.ts';
 import { resourceKey } from '../registry/resource-type.ts';

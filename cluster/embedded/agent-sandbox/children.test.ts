@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test';
 import type { KubeObject } from '../types.ts';
 import { desiredPod, desiredPvc, desiredService, desiredServicePorts, mayAdopt, podMetadata, samePorts } from './children.ts';
 import { expectGolden, goldenCases, readGoldenInput } from './test-kit.ts';
-import { nameHash } from './names.ts';
+import { nameHash } from './agent-sandbox-names.ts';
 import { AGENT_SANDBOX_PROFILES, AGENT_SANDBOX_VERSIONS } from './profiles.ts';
 
 const v046 = AGENT_SANDBOX_PROFILES['v0.4.6'];

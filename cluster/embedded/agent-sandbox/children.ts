@@ -15,7 +15,7 @@ import {
   RESERVED_PREFIXES,
   TRACE_ANNOTATION,
   nameHash,
-} from './names.ts';
+} from './agent-sandbox-names.ts';
 import type { AgentSandboxProfile } from './profiles.ts';
 
 type StringMap = Record<string, string>;

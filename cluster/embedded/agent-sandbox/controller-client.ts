@@ -10,7 +10,7 @@ import type { FaultInjector } from '../api/faults.ts';
 import type { ObjectApi, Target, WriteOptions } from '../registry/object-api.ts';
 import type { KubeObject } from '../types.ts';
 import type { CachedResource, InformerCache } from './informer-cache.ts';
-import { FIELD_MANAGER, GROUP, SANDBOXES_KEY } from './names.ts';
+import { FIELD_MANAGER, GROUP, SANDBOXES_KEY } from './agent-sandbox-names.ts';
 
 export type ChildResource = 'pods' | 'services' | 'persistentvolumeclaims';
 

@@ -9,7 +9,7 @@ import { expect, test } from '@playwright/test';
 import type { FaultSpec } from '../api/faults.ts';
 import type { Condition } from './conditions.ts';
 import { expectGolden, goldenCases, readGoldenInput, SandboxWorld } from './test-kit.ts';
-import { POD_NAME_ANNOTATION } from './names.ts';
+import { POD_NAME_ANNOTATION } from './agent-sandbox-names.ts';
 import { AGENT_SANDBOX_VERSIONS } from './profiles.ts';
 
 const NAME = 'golden-box';

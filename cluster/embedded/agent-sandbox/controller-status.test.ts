@@ -3,7 +3,7 @@
  * cluster domain, and v0.4.6's scale subresource.
  */
 import { expect } from '@playwright/test';
-import { AgentSandboxController } from './controller.ts';
+import { AgentSandboxController } from './agent-sandbox-controller.ts';
 import { AGENT_SANDBOX_PROFILES } from './profiles.ts';
 import { readyTrue, sandboxTest } from './test-kit.ts';
 

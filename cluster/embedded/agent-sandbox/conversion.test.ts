@@ -8,7 +8,7 @@ import { expect, test } from '@playwright/test';
 import { EmbeddedCluster } from '../cluster.ts';
 import type { KubeObject } from '../types.ts';
 import { V1ALPHA1_STATE_ANNOTATION, convertSandbox } from './conversion.ts';
-import { sandboxCrd } from './crds.ts';
+import { sandboxCrd } from './sandbox-crds.ts';
 import { expectGolden, goldenCases, readGoldenInput, podTemplate } from './test-kit.ts';
 import { waitForCrdEstablished } from './install.ts';
 

@@ -11,7 +11,7 @@
  */
 import type { ObjectStore, StoreEvent } from '../store/object-store.ts';
 import type { KubeObject } from '../types.ts';
-import { SANDBOXES_KEY } from './names.ts';
+import { SANDBOXES_KEY } from './agent-sandbox-names.ts';
 import type { Draws, MsRange } from './realism.ts';
 
 export const CACHED_RESOURCES = [SANDBOXES_KEY, 'pods', 'services', 'persistentvolumeclaims'] as const;

@@ -7,9 +7,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError } from '../errors.ts';
 import type { ObjectApi } from '../registry/object-api.ts';
 import type { KubeObject } from '../types.ts';
-import { AgentSandboxController, type AgentSandboxControllerOptions } from './controller.ts';
-import { sandboxCrd, systemNamespace } from './crds.ts';
-import { CRDS_KEY } from './names.ts';
+import { AgentSandboxController, type AgentSandboxControllerOptions } from './agent-sandbox-controller.ts';
+import { sandboxCrd, systemNamespace } from './sandbox-crds.ts';
+import { CRDS_KEY } from './agent-sandbox-names.ts';
 import { AGENT_SANDBOX_VERSIONS, agentSandboxProfile, type AgentSandboxVersion } from './profiles.ts';
 
 export { AGENT_SANDBOX_VERSIONS, type AgentSandboxVersion };

@@ -8,7 +8,7 @@
 import { expect, test } from '@playwright/test';
 import { EmbeddedCluster } from '../cluster.ts';
 import { ApiError } from '../errors.ts';
-import { sandboxCrd } from './crds.ts';
+import { sandboxCrd } from './sandbox-crds.ts';
 import { waitForCrdEstablished } from './install.ts';
 import { AGENT_SANDBOX_VERSIONS } from './profiles.ts';
 import { sandboxCrdOf, upstreamManifests } from '../../manifests/test-kit.ts';

@@ -1,6 +1,6 @@
 /**
  * The Agent Sandbox controller's behaviour per release, as data (the way kwok describes Pod
- * lifecycles with stages): the controller in reconcile.ts and the condition engine in
+ * lifecycles with stages): the controller in sandbox-reconcile.ts and the condition engine in
  * conditions.ts read these tables and hold no version checks of their own. Facts and exact
  * messages: shared/reference/agent-sandbox-api.md §1.3, §2 and §3.
  */

@@ -7,7 +7,7 @@
 import { uniformInt } from 'pure-rand/distribution/uniformInt';
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
 import type { RandomGenerator } from 'pure-rand/types/RandomGenerator';
-import { nameHash } from './names.ts';
+import { nameHash } from './agent-sandbox-names.ts';
 
 export type MsRange = readonly [min: number, max: number];
 

@@ -5,7 +5,7 @@
 import type { KubeObject } from '../types.ts';
 import { desiredPvc, desiredService, desiredServicePorts, mayAdopt, ownerReference, ownership, pvcName, samePorts, sameMap, type SandboxSpec } from './children.ts';
 import type { ControllerClient } from './controller-client.ts';
-import { NAME_HASH_LABEL, nameHash } from './names.ts';
+import { NAME_HASH_LABEL, nameHash } from './agent-sandbox-names.ts';
 import type { AgentSandboxProfile } from './profiles.ts';
 import { isCode, notAdoptable, ownedElsewhere, type SandboxHandle, wrapped } from './sandbox-handle.ts';
 

@@ -6,7 +6,7 @@
 import type { KubeObject } from '../types.ts';
 import { desiredPod, mapPatch, mayAdopt, ownerReference, ownership, podMetadata, sameMap, sandboxSpec } from './children.ts';
 import type { ControllerClient } from './controller-client.ts';
-import { NAME_HASH_LABEL, nameHash } from './names.ts';
+import { NAME_HASH_LABEL, nameHash } from './agent-sandbox-names.ts';
 import { specSuspended, type AgentSandboxProfile } from './profiles.ts';
 import { isCode, notAdoptable, ownedElsewhere, type SandboxHandle, wrapped } from './sandbox-handle.ts';
 

@@ -9,7 +9,7 @@ import type { Target } from '../registry/object-api.ts';
 import type { KubeObject } from '../types.ts';
 import { controllerRef } from './children.ts';
 import type { ControllerClient } from './controller-client.ts';
-import { ADOPTABLE_LABEL, NAME_HASH_LABEL, POD_NAME_ANNOTATION } from './names.ts';
+import { ADOPTABLE_LABEL, NAME_HASH_LABEL, POD_NAME_ANNOTATION } from './agent-sandbox-names.ts';
 
 export function isCode(error: unknown, code: number): boolean {
   return error instanceof ApiError && error.code === code;

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { ObjectApi } from '../registry/object-api.ts';
 import { labelSelectorFromObject, type LabelSelectorObject } from '../store/selectors.ts';
 import type { KubeObject } from '../types.ts';
-import { Controller } from './controller.ts';
+import { Controller } from './controller-base.ts';
 
 const CLUSTER_ROLES = 'clusterroles.rbac.authorization.k8s.io';
 

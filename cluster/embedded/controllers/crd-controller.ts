@@ -1,12 +1,12 @@
 import { isDeepStrictEqual } from 'node:util';
 import { ApiError } from '../errors.ts';
-import { CRD_CLEANUP_FINALIZER, crdSpec } from '../registry/builtin/crds.ts';
+import { CRD_CLEANUP_FINALIZER, crdSpec } from '../registry/builtin/custom-resource-definitions.ts';
 import type { ConversionWebhooks } from '../registry/conversion-webhooks.ts';
 import { customResourceType } from '../registry/custom-resource-type.ts';
 import type { ObjectApi } from '../registry/object-api.ts';
 import { resourceKey } from '../registry/resource-type.ts';
 import type { KubeObject } from '../types.ts';
-import { Controller } from './controller.ts';
+import { Controller } from './controller-base.ts';
 
 const CRDS = 'customresourcedefinitions.apiextensions.k8s.io';
 

@@ -4,7 +4,7 @@ import type { ObjectApi } from '../registry/object-api.ts';
 import type { StoreEvent } from '../store/object-store.ts';
 import { labelSelectorFromObject, type LabelMatcher } from '../store/selectors.ts';
 import { isPlainObject, type KubeObject, type OwnerReference } from '../types.ts';
-import { Controller } from './controller.ts';
+import { Controller } from './controller-base.ts';
 
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 export const MANAGED_BY_LABEL = 'endpointslice.kubernetes.io/managed-by';

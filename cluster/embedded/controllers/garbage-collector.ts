@@ -2,7 +2,7 @@ import { ApiError } from '../errors.ts';
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, type ObjectApi } from '../registry/object-api.ts';
 import type { StoreEvent } from '../store/object-store.ts';
 import type { KubeObject, OwnerReference } from '../types.ts';
-import { Controller } from './controller.ts';
+import { Controller } from './controller-base.ts';
 
 interface Located {
   resource: string;

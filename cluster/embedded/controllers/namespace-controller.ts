@@ -1,6 +1,6 @@
 import { ApiError } from '../errors.ts';
 import type { ObjectApi } from '../registry/object-api.ts';
-import { Controller } from './controller.ts';
+import { Controller } from './controller-base.ts';
 
 /**
  * Empties a Terminating namespace, then finalizes it: every namespaced object in it is

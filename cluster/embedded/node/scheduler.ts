@@ -1,5 +1,5 @@
 import { ApiError } from '../errors.ts';
-import { Controller } from '../controllers/controller.ts';
+import { Controller } from '../controllers/controller-base.ts';
 import type { ObjectApi } from '../registry/object-api.ts';
 import type { KubeObject } from '../types.ts';
 import type { EventRecorder } from './event-recorder.ts';

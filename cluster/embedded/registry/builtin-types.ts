@@ -3,7 +3,7 @@ import { configMapStrategy, secretStrategy } from './builtin/immutable-data.ts';
 import { namespaceStrategy } from './builtin/namespaces.ts';
 import { podStrategy } from './builtin/pods.ts';
 import { ClusterIpAllocator, serviceStrategy } from './builtin/services.ts';
-import { crdStrategy } from './builtin/crds.ts';
+import { crdStrategy } from './builtin/custom-resource-definitions.ts';
 import { bindingStrategy as policyBindingStrategy, policyStrategy } from '../admission/policy-kinds.ts';
 import { bindingStrategy, roleStrategy } from './builtin/rbac.ts';
 import { deploymentTable, eventTable, nodeTable } from './builtin/printing.ts';

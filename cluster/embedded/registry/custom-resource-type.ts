@@ -1,5 +1,5 @@
 import type { KubeObject } from '../types.ts';
-import type { CrdSpec } from './builtin/crds.ts';
+import type { CrdSpec } from './builtin/custom-resource-definitions.ts';
 import type { ConversionWebhooks } from './conversion-webhooks.ts';
 import type { ResourceType } from './resource-type.ts';
 import type { JSONSchemaProps } from '../schema/structural-schema.ts';

@@ -15,7 +15,7 @@ import type { ObjectStore, StoreEvent, WatchEventType } from '../store/object-st
 import { commonFieldSelectors, fieldSelectorsByResource, parseFieldSelector, parseLabelSelector } from '../store/selectors.ts';
 import { clone, deepFreeze, isPlainObject, type KubeObject } from '../types.ts';
 import { recordApply, recordUpdate, type Writer } from './server-side-apply.ts';
-import { generateName, validateName, type NameRule } from './names.ts';
+import { generateName, validateName, type NameRule } from './object-names.ts';
 import type { ResourceRegistry } from './resource-registry.ts';
 import { apiVersionOf, resourceKey, storageVersion, type ResourceType, type ResourceVersion, type Target } from './resource-type.ts';
 

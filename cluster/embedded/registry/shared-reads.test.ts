@@ -6,7 +6,7 @@
  * fails where a caller forgets to copy.
  */
 import { expect, test as base } from '@playwright/test';
-import { sandboxCrd } from '../agent-sandbox/crds.ts';
+import { sandboxCrd } from '../agent-sandbox/sandbox-crds.ts';
 import { waitForCrdEstablished } from '../agent-sandbox/install.ts';
 import { podTemplate } from '../agent-sandbox/test-kit.ts';
 import { EmbeddedCluster } from '../cluster.ts';

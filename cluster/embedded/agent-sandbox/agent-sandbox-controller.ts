@@ -7,10 +7,10 @@ import type { KubeObject } from '../types.ts';
 import { controllerRef } from './children.ts';
 import { ControllerClient } from './controller-client.ts';
 import { InformerCache } from './informer-cache.ts';
-import { GROUP, NAME_HASH_LABEL, SANDBOXES_KEY } from './names.ts';
+import { GROUP, NAME_HASH_LABEL, SANDBOXES_KEY } from './agent-sandbox-names.ts';
 import type { AgentSandboxProfile } from './profiles.ts';
 import { Draws, resolveRealism, type RealismOptions, type ResolvedRealism } from './realism.ts';
-import { SandboxReconcile, type ReconcileResult } from './reconcile.ts';
+import { SandboxReconcile, type ReconcileResult } from './sandbox-reconcile.ts';
 import { ControllerRateLimiter, WorkQueue } from './work-queue.ts';
 
 export interface AgentSandboxControllerOptions {
@@ -26,7 +26,7 @@ export interface AgentSandboxControllerOptions {
  * carry the name-hash label; PVCs are cached but not watched. It runs as controller-runtime runs
  * it: events arrive through a lagging informer cache, keys (`namespace/name` of Sandboxes) go
  * through a rate-limited work queue to `workers` concurrent reconciles (never two of one key),
- * each taking a seeded latency. One reconcile is in reconcile.ts; what differs between releases
+ * each taking a seeded latency. One reconcile is in sandbox-reconcile.ts; what differs between releases
  * is in profiles.ts.
  */
 export class AgentSandboxController {

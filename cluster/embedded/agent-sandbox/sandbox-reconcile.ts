@@ -11,7 +11,7 @@ import { clone } from '../types.ts';
 import { ownership, sandboxSpec, type SandboxSpec } from './children.ts';
 import { conditionTime, findCondition, nextConditions, observe, podView, type Condition } from './conditions.ts';
 import type { ControllerClient } from './controller-client.ts';
-import { NAME_HASH_LABEL, nameHash } from './names.ts';
+import { NAME_HASH_LABEL, nameHash } from './agent-sandbox-names.ts';
 import { specSuspended, type AgentSandboxProfile, type Observed } from './profiles.ts';
 import { ChildrenSteps, type ServiceOutcome } from './reconcile-children.ts';
 import { PodStep } from './reconcile-pod.ts';

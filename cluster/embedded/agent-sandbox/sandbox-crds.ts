@@ -6,7 +6,7 @@
  */
 import type { KubeObject } from '../types.ts';
 import { AGENT_SANDBOX_WEBHOOK } from './conversion.ts';
-import { GROUP, SANDBOX_CRD_NAME, SYSTEM_NAMESPACE } from './names.ts';
+import { GROUP, SANDBOX_CRD_NAME, SYSTEM_NAMESPACE } from './agent-sandbox-names.ts';
 import { podSpecSchema, pvcSpecSchema } from './pod-spec-schema.ts';
 import type { AgentSandboxVersion } from './profiles.ts';
 

@@ -2,7 +2,7 @@
 import { expect, test } from '@playwright/test';
 import { EmbeddedCluster } from '../cluster.ts';
 import type { ObjectApi } from '../registry/object-api.ts';
-import { sandboxCrd } from './crds.ts';
+import { sandboxCrd } from './sandbox-crds.ts';
 import { waitForCrdEstablished } from './install.ts';
 import { podTemplate } from './test-kit.ts';
 
