@@ -59,3 +59,8 @@ export function deepFreeze<T>(value: T): T {
   for (const child of Object.values(value)) deepFreeze(child);
   return value;
 }
+
+/** A time as metav1.Time serialises it: RFC 3339 in UTC, whole seconds (`2026-01-01T00:00:00Z`). */
+export function metaTime(date = new Date()): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}

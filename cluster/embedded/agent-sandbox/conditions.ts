@@ -3,7 +3,7 @@
  * and produces the next `status.conditions`, with meta.SetStatusCondition semantics (update in
  * place, append unseen types, keep lastTransitionTime unless the status flips).
  */
-import type { KubeObject } from '../types.ts';
+import { type KubeObject, metaTime } from '../types.ts';
 import type { AgentSandboxProfile, ConditionRule, ConditionType, Observed, RemoveRule } from './profiles.ts';
 
 export interface Condition {
@@ -135,7 +135,3 @@ export function findCondition(conditions: Condition[] | undefined, type: string)
   return conditions?.find((c) => c.type === type);
 }
 
-/** Condition time as metav1.Time serialises it: seconds precision. */
-export function conditionTime(date = new Date()): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}

@@ -7,9 +7,9 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject } from '../types.ts';
-import { clone } from '../types.ts';
+import { clone, metaTime } from '../types.ts';
 import { ownership, sandboxSpec, type SandboxSpec } from './children.ts';
-import { conditionTime, findCondition, nextConditions, observe, podView, type Condition } from './conditions.ts';
+import { findCondition, nextConditions, observe, podView, type Condition } from './conditions.ts';
 import type { ControllerClient } from './controller-client.ts';
 import { NAME_HASH_LABEL, nameHash } from './agent-sandbox-names.ts';
 import { specSuspended, type AgentSandboxProfile, type Observed } from './profiles.ts';
@@ -156,7 +156,7 @@ export class SandboxReconcile {
 
   private setConditions(status: Status, observed: Observed): void {
     const generation = this.sandbox.object.metadata.generation ?? 1;
-    status.conditions = nextConditions(this.profile, observed, status.conditions, generation, conditionTime(), this.errors);
+    status.conditions = nextConditions(this.profile, observed, status.conditions, generation, metaTime(), this.errors);
   }
 
   /**

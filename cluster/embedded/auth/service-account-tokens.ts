@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { causes, errors } from '../errors.ts';
 import type { ObjectStore } from '../store/object-store.ts';
-import { isPlainObject } from '../types.ts';
+import { isPlainObject, metaTime } from '../types.ts';
 import { serviceAccountUser, type UserInfo } from './user.ts';
 
 /** The audience kube-apiserver gives tokens when the request names none (its --api-audiences). */
@@ -76,7 +76,7 @@ export class ServiceAccountTokens {
     }
     return {
       token: this.sign(claims),
-      expirationTimestamp: new Date(claims.exp * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      expirationTimestamp: metaTime(new Date(claims.exp * 1000)),
       spec: { ...spec, audiences, expirationSeconds },
     };
   }

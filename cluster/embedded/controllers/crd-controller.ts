@@ -5,13 +5,13 @@ import type { ConversionWebhooks } from '../registry/conversion-webhooks.ts';
 import { customResourceType } from '../registry/custom-resource-type.ts';
 import type { ObjectApi } from '../registry/object-api.ts';
 import { resourceKey } from '../registry/resource-type.ts';
-import type { KubeObject } from '../types.ts';
+import { type KubeObject, metaTime } from '../types.ts';
 import { Controller } from './controller-base.ts';
 
 const CRDS = 'customresourcedefinitions.apiextensions.k8s.io';
 
 function condition(type: string, status: string, reason: string, message: string) {
-  return { type, status, reason, message, lastTransitionTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') };
+  return { type, status, reason, message, lastTransitionTime: metaTime() };
 }
 
 /**

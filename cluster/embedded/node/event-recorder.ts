@@ -1,10 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ObjectApi } from '../registry/object-api.ts';
-import type { KubeObject } from '../types.ts';
+import { type KubeObject, metaTime } from '../types.ts';
 
-function now(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 /** core/v1 Events about Pods, written as the kubelet and scheduler write them. */
 export class EventRecorder {
@@ -15,7 +12,7 @@ export class EventRecorder {
   ) {}
 
   record(pod: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string, fieldPath?: string): void {
-    const stamp = now();
+    const stamp = metaTime();
     const namespace = pod.metadata.namespace!;
     try {
       this.api.create(this.api.target('v1', 'events', namespace), {

@@ -6,7 +6,7 @@ import type { ExecOptions, ExecResult, ExecSession } from '../api/exec-stream.ts
 import type { NodeBackend, PodLogOptions } from '../api/node-backend.ts';
 import type { ObjectApi } from '../registry/object-api.ts';
 import type { StoreEvent } from '../store/object-store.ts';
-import type { KubeObject } from '../types.ts';
+import { type KubeObject, metaTime } from '../types.ts';
 import type { DataSource } from './container-env.ts';
 import { EventRecorder } from './event-recorder.ts';
 import type { ImageCatalog } from './images.ts';
@@ -84,7 +84,7 @@ export class NodeAgent implements NodeBackend {
   private registerNode(): void {
     const target = this.api.target('v1', 'nodes');
     if (this.api.store.get('nodes', undefined, this.nodeName)) return;
-    const stamp = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const stamp = metaTime();
     const node = this.api.create(target, {
       metadata: { name: this.nodeName, labels: { 'kubernetes.io/hostname': this.nodeName, 'kubernetes.io/os': 'linux', 'node-role.kubernetes.io/control-plane': '' } },
       spec: {},

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError } from '../errors.ts';
 import type { ObjectApi, Target } from '../registry/object-api.ts';
-import type { KubeObject } from '../types.ts';
+import { type KubeObject, metaTime } from '../types.ts';
 import { containerEnvironment, ContainerConfigError, expand, type DataSource, type EnvFromSource, type EnvVar } from './container-env.ts';
 import { ContainerLog } from './container-logs.ts';
 import type { EventRecorder } from './event-recorder.ts';
@@ -57,9 +57,6 @@ export interface PodWorkerContext {
   maxBackoffMs: number;
 }
 
-function now(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 /**
  * Runs one Pod as the kubelet would: volumes, init containers in order, containers as
@@ -71,7 +68,7 @@ export class PodWorker {
   private readonly runs: ContainerRun[];
   private readonly conditionTimes = new Map<string, { status: string; time: string }>();
   private readonly target: Target;
-  private readonly startTime = now();
+  private readonly startTime = metaTime();
   private terminating = false;
   private killed = false;
   private phaseOverride?: 'Failed' | 'Succeeded';
@@ -251,14 +248,14 @@ export class PodWorker {
     const log = new ContainerLog();
     run.logs.push(log);
     run.processSpec = spec;
-    const startedAt = now();
+    const startedAt = metaTime();
     try {
       run.process = await RunningProcess.start(spec, log);
     } catch (error) {
       if (!(error instanceof StartError)) throw error;
       log.end();
       this.ctx.events.record(this.pod, 'Warning', 'Failed', `Error: ${error.message}`, fieldPath);
-      this.setState(run, { terminated: { exitCode: 128, reason: 'StartError', message: error.message, startedAt: '1970-01-01T00:00:00Z', finishedAt: now() } });
+      this.setState(run, { terminated: { exitCode: 128, reason: 'StartError', message: error.message, startedAt: '1970-01-01T00:00:00Z', finishedAt: metaTime() } });
       return 128;
     }
     run.containerID = `embedded://${run.process.pid}`;
@@ -275,7 +272,7 @@ export class PodWorker {
         reason: exit.exitCode === 0 ? 'Completed' : 'Error',
         ...(exit.signal ? { signal: exit.exitCode - 128 } : {}),
         startedAt,
-        finishedAt: now(),
+        finishedAt: metaTime(),
         containerID: run.containerID,
       },
     });
@@ -396,7 +393,7 @@ export class PodWorker {
   private condition(type: string, status: boolean, reason?: string): Record<string, unknown> {
     const value = status ? 'True' : 'False';
     const known = this.conditionTimes.get(type);
-    const time = known && known.status === value ? known.time : now();
+    const time = known && known.status === value ? known.time : metaTime();
     this.conditionTimes.set(type, { status: value, time });
     return { type, status: value, lastProbeTime: null, lastTransitionTime: time, ...(reason && !status ? { reason } : {}) };
   }

@@ -1,7 +1,7 @@
 import { ApiError } from '../errors.ts';
 import { Controller } from '../controllers/controller-base.ts';
 import type { ObjectApi } from '../registry/object-api.ts';
-import type { KubeObject } from '../types.ts';
+import { type KubeObject, metaTime } from '../types.ts';
 import type { EventRecorder } from './event-recorder.ts';
 
 /**
@@ -61,7 +61,7 @@ export class Scheduler extends Controller {
     this.events.record(pod, 'Warning', 'FailedScheduling', message);
     const status = (pod.status ?? {}) as { conditions?: { type: string }[] };
     const conditions = (status.conditions ?? []).filter((c) => c.type !== 'PodScheduled');
-    conditions.push({ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message, lastProbeTime: null, lastTransitionTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') } as never);
+    conditions.push({ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message, lastProbeTime: null, lastTransitionTime: metaTime() } as never);
     this.api.update(this.api.target('v1', 'pods', pod.metadata.namespace), pod.metadata.name!, { ...pod, status: { ...status, conditions } }, { subresource: 'status' });
   }
 

@@ -13,7 +13,7 @@ import { validateAgainstSchema } from '../schema/structural-schema.ts';
 import { validationRuleCauses } from '../schema/validation-rules.ts';
 import type { ObjectStore, StoreEvent, WatchEventType } from '../store/object-store.ts';
 import { commonFieldSelectors, fieldSelectorsByResource, parseFieldSelector, parseLabelSelector } from '../store/selectors.ts';
-import { clone, deepFreeze, isPlainObject, type KubeObject } from '../types.ts';
+import { clone, deepFreeze, isPlainObject, type KubeObject, metaTime } from '../types.ts';
 import { recordApply, recordUpdate, type Writer } from './server-side-apply.ts';
 import { generateName, validateName, type NameRule } from './object-names.ts';
 import type { ResourceRegistry } from './resource-registry.ts';
@@ -86,9 +86,6 @@ export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';
 export const ORPHAN_FINALIZER = 'orphan';
 export const FOREGROUND_FINALIZER = 'foregroundDeletion';
 
-function now(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 /**
  * The one write path of the embedded cluster: the HTTP layer, the controllers and the node
@@ -238,7 +235,7 @@ export class ObjectApi {
     const causeList = type.strategy.validateCreate?.(stored) ?? [];
     if (causeList.length) throw errors.invalid(type.kind, type.group, meta.name, causeList);
 
-    Object.assign(stored.metadata, { uid: randomUUID(), creationTimestamp: now() });
+    Object.assign(stored.metadata, { uid: randomUUID(), creationTimestamp: metaTime() });
     if (type.generation) stored.metadata.generation = 1;
     else delete stored.metadata.generation;
     delete stored.metadata.deletionTimestamp;
@@ -353,7 +350,7 @@ export class ObjectApi {
       if (options.dryRun) return { object: this.present(target, current), removed: true, warnings };
       return { object: this.present(target, this.store.remove(key, target.namespace, name)), removed: true, warnings };
     }
-    const deadline = new Date(Date.now() + grace * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const deadline = metaTime(new Date(Date.now() + grace * 1000));
     const shortens = meta.deletionGracePeriodSeconds === undefined || grace < meta.deletionGracePeriodSeconds;
     if (!meta.deletionTimestamp || shortens) {
       meta.deletionTimestamp = deadline;
@@ -404,7 +401,7 @@ export class ObjectApi {
     const next = clone(current);
     (next.spec as Record<string, unknown>).nodeName = nodeName;
     const status = (next.status ?? {}) as { conditions?: Record<string, unknown>[] };
-    const stamp = now();
+    const stamp = metaTime();
     status.conditions = [
       ...(status.conditions ?? []).filter((c) => c.type !== 'PodScheduled'),
       { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: stamp },

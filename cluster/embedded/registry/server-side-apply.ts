@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { ApiError } from '../errors.ts';
 import type { MergeKeyLookup } from '../patch/merge-keys.ts';
-import type { KubeObject } from '../types.ts';
+import { type KubeObject, metaTime } from '../types.ts';
 import { describePath, fieldsOf, fromFieldsV1, overlaps, pathOf, removeAt, toFieldsV1, valueAt, type FieldSet } from './managed-fields.ts';
 
 /**
@@ -36,9 +36,6 @@ interface Owned {
   fields: FieldSet;
 }
 
-function now(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 function part(subresource: string): 'main' | 'status' {
   return subresource === 'status' ? 'status' : 'main';
@@ -99,7 +96,7 @@ export function recordUpdate(before: KubeObject | undefined, after: KubeObject, 
       mine = { entry: { manager: writer.manager, operation: 'Update', apiVersion: writer.apiVersion, ...(writer.subresource ? { subresource: writer.subresource } : {}) }, fields: new Set() };
       list.push(mine);
     }
-    if (present.length) mine.entry = { ...mine.entry, apiVersion: writer.apiVersion, time: now() };
+    if (present.length) mine.entry = { ...mine.entry, apiVersion: writer.apiVersion, time: metaTime() };
     for (const key of present) mine.fields.add(key);
   }
   store(after, list);
@@ -131,7 +128,7 @@ export function recordApply(live: KubeObject | undefined, merged: KubeObject, ap
     const kept = list.some((o) => o !== mine && [...o.fields].some((k) => overlaps(pathOf(k), path)));
     if (!kept) removeAt(merged, path);
   }
-  const entry: ManagedFieldsEntry = { manager: writer.manager, operation: 'Apply', apiVersion: writer.apiVersion, time: now(), ...(writer.subresource ? { subresource: writer.subresource } : {}) };
+  const entry: ManagedFieldsEntry = { manager: writer.manager, operation: 'Apply', apiVersion: writer.apiVersion, time: metaTime(), ...(writer.subresource ? { subresource: writer.subresource } : {}) };
   const others = list.filter((o) => o !== mine);
   store(merged, [...others, { entry, fields: wanted }]);
 }

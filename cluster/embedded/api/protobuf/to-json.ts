@@ -1,4 +1,5 @@
 import protobuf from 'protobufjs';
+import { metaTime } from '../../types.ts';
 import type { FieldInfo, MessageSchema } from './message-table.ts';
 
 type Decoded = Record<string, unknown>;
@@ -59,7 +60,7 @@ function convertValue(schema: MessageSchema, type: string, raw: unknown, keepZer
       const s = longToNumber(seconds ?? 0);
       // Go's zero time marshals to null; left out, as kube-apiserver fills creation times itself.
       if (s === 0 && !nanos) return undefined;
-      return new Date(s * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      return metaTime(new Date(s * 1000));
     }
     case 'MicroTime': {
       const { seconds, nanos } = raw as { seconds?: unknown; nanos?: number };

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { causes, type StatusCause } from '../../errors.ts';
-import { isPlainObject, type KubeObject } from '../../types.ts';
+import { isPlainObject, type KubeObject, metaTime } from '../../types.ts';
 import type { ResourceStrategy } from '../resource-type.ts';
 
 type Container = { name?: string; image?: string; [k: string]: unknown };
@@ -43,7 +43,7 @@ function prepareForCreate(pod: KubeObject): void {
     phase: 'Pending',
     qosClass: 'BestEffort',
     ...(gated
-      ? { conditions: [{ type: 'PodScheduled', status: 'False', reason: 'SchedulingGated', message: 'Scheduling is blocked due to non-empty scheduling gates', lastProbeTime: null, lastTransitionTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') }] }
+      ? { conditions: [{ type: 'PodScheduled', status: 'False', reason: 'SchedulingGated', message: 'Scheduling is blocked due to non-empty scheduling gates', lastProbeTime: null, lastTransitionTime: metaTime() }] }
       : {}),
   };
 }
