@@ -10,11 +10,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EmbeddedCluster, type EmbeddedClusterOptions } from './cluster.ts';
+import { ApiError } from './errors.ts';
 import { builtinTypes } from './registry/builtin-types.ts';
 import { ObjectApi } from './registry/object-api.ts';
 import { ResourceRegistry } from './registry/resource-registry.ts';
 import { ObjectStore } from './store/object-store.ts';
-
 
 /**
  * The real kubectl: `$KUBECTL` when set, else `kubectl` from PATH. A version-dispatching
@@ -193,4 +193,15 @@ export function bareObjectApi(namespace: string): ObjectApi {
   const api = new ObjectApi(new ObjectStore(), registry);
   api.create(api.target('v1', 'namespaces'), { metadata: { name: namespace } });
   return api;
+}
+
+/** The ApiError a call throws, so a test checks code and message together; fails the test when it throws none. */
+export function refusal(action: () => unknown): ApiError {
+  try {
+    action();
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+  throw new Error('expected the call to be refused with an ApiError');
 }

@@ -1,5 +1,5 @@
 import type { ResourceType, ResourceVersion } from '../registry/resource-type.ts';
-import { labelSelectorFromObject } from '../store/selectors.ts';
+import { labelSelectorFromObject } from '../store/label-selectors.ts';
 import type { KubeObject } from '../types.ts';
 import type { AdmissionOperation } from './attributes.ts';
 import type { MatchResources, NamedRuleWithOperations } from './policy-types.ts';

@@ -1,6 +1,6 @@
 import type { ObjectApi } from '../registry/object-api.ts';
 import { resourceKey, storageVersion } from '../registry/resource-type.ts';
-import { labelSelectorFromObject } from '../store/selectors.ts';
+import { labelSelectorFromObject } from '../store/label-selectors.ts';
 import type { KubeObject } from '../types.ts';
 import type { ParamRef, PolicySpec } from './policy-types.ts';
 

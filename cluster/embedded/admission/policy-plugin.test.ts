@@ -5,10 +5,9 @@
  */
 
 import { expect, test } from '@playwright/test';
-import { ApiError } from '../errors.ts';
 import type { ObjectApi } from '../registry/object-api.ts';
 import type { ResourceType } from '../registry/resource-type.ts';
-import { bareObjectApi } from '../test-kit.ts';
+import { bareObjectApi, refusal } from '../test-kit.ts';
 import { ValidatingAdmissionPolicyPlugin } from './policy-plugin.ts';
 import type { BindingSpec, NamedRuleWithOperations, PolicySpec } from './policy-types.ts';
 
@@ -37,16 +36,6 @@ function bind(api: ObjectApi, name: string, spec: Partial<BindingSpec> = {}): vo
 function bound(api: ObjectApi, name: string, spec: PolicySpec, binding: Partial<BindingSpec> = {}): void {
   policy(api, name, spec);
   bind(api, name, binding);
-}
-
-function refusal(action: () => unknown): ApiError {
-  try {
-    action();
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-  throw new Error('expected the call to be refused');
 }
 
 const secrets = (api: ObjectApi, ns = 'team') => api.target('v1', 'secrets', ns);

@@ -1,4 +1,4 @@
-import type { LabelSelectorObject } from '../store/selectors.ts';
+import type { LabelSelectorObject } from '../store/label-selectors.ts';
 import { isPlainObject, type KubeObject } from '../types.ts';
 
 /** admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy and its binding, as JSON. */

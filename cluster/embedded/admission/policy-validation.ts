@@ -1,7 +1,7 @@
 import { CelCompileError, compileCel } from '../cel/compile.ts';
 import { causes, type StatusCause } from '../errors.ts';
 import { validateName } from '../registry/object-names.ts';
-import { labelSelectorFromObject, type LabelSelectorObject } from '../store/selectors.ts';
+import { labelSelectorFromObject, type LabelSelectorObject } from '../store/label-selectors.ts';
 import { isPlainObject } from '../types.ts';
 import { bindingSpec, policySpec, type MatchResources, type NamedRuleWithOperations } from './policy-types.ts';
 import type { KubeObject } from '../types.ts';

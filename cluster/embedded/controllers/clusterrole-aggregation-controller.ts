@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { ObjectApi } from '../registry/object-api.ts';
-import { labelSelectorFromObject, type LabelSelectorObject } from '../store/selectors.ts';
+import { labelSelectorFromObject, type LabelSelectorObject } from '../store/label-selectors.ts';
 import type { KubeObject } from '../types.ts';
 import { Controller } from './controller-base.ts';
 

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { ApiError } from '../errors.ts';
 import type { ObjectApi } from '../registry/object-api.ts';
 import type { StoreEvent } from '../store/object-store.ts';
-import { labelSelectorFromObject, type LabelMatcher } from '../store/selectors.ts';
+import { labelSelectorFromObject, type LabelMatcher } from '../store/label-selectors.ts';
 import { isPlainObject, type KubeObject, type OwnerReference } from '../types.ts';
 import { Controller } from './controller-base.ts';
 

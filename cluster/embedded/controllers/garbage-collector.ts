@@ -1,5 +1,6 @@
 import { ApiError } from '../errors.ts';
-import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, type ObjectApi } from '../registry/object-api.ts';
+import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../registry/deletion.ts';
+import type { ObjectApi } from '../registry/object-api.ts';
 import type { StoreEvent } from '../store/object-store.ts';
 import type { KubeObject, OwnerReference } from '../types.ts';
 import { Controller } from './controller-base.ts';

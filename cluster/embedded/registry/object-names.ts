@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { causes, type StatusCause } from '../errors.ts';
+import type { ResourceType } from './resource-type.ts';
 
 const LABEL = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
 const labelPattern = new RegExp(`^${LABEL}$`);
@@ -9,6 +10,13 @@ const dns1035Pattern = new RegExp(`^${DNS1035_LABEL}$`);
 
 /** Which name rule a kind uses, as in kube-apiserver's validation. */
 export type NameRule = 'subdomain' | 'label' | 'dns1035' | 'path-segment';
+
+/** The rule a kind's names follow, as kube-apiserver validates them. */
+export function nameRuleOf(type: ResourceType): NameRule {
+  if (type.group === '' && type.plural === 'services') return 'dns1035';
+  if (type.group === 'rbac.authorization.k8s.io') return 'path-segment';
+  return type.group === '' && type.plural === 'namespaces' ? 'label' : 'subdomain';
+}
 
 /** Field errors for `metadata.name`, worded as the real server's validation messages. */
 export function validateName(name: string, rule: NameRule): StatusCause[] {

@@ -1,18 +1,7 @@
 import { expect, test } from '@playwright/test';
-import { ApiError } from '../errors.ts';
-import { bareObjectApi } from '../test-kit.ts';
+import { bareObjectApi, refusal } from '../test-kit.ts';
 
 /** Field ownership through the object API: the conflict Status (causes per field), force, Update entries. */
-
-function refusal(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
 
 test('a conflict is 409 Conflict with one FieldManagerConflict cause per field; nothing is written', () => {
   const api = bareObjectApi('ns');
