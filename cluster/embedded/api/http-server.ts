@@ -7,22 +7,23 @@ import { authorizationAttributes, nonResourceAttributes } from '../auth/request-
 import { REVIEW_RESOURCES, ReviewApi } from '../auth/reviews.ts';
 import type { UserInfo } from '../auth/user.ts';
 import { ApiError, errors } from '../errors.ts';
-import type { DeleteOptions, ObjectApi, Target } from '../registry/object-api.ts';
+import type { ObjectApi, Target } from '../registry/object-api.ts';
 import { apiVersionOf, resourceKey } from '../registry/resource-type.ts';
 import { isPlainObject, type KubeObject } from '../types.ts';
 import { decodeObject, decodePatch, readBody } from './body.ts';
-import { aggregatedContentType, aggregatedDiscovery, aggregatedVersion, coreVersions, groupList, resourceList } from './discovery.ts';
+import { deleteOptions } from './delete-options.ts';
 import { isWebSocketUpgrade, parseExecQuery, rejectUpgrade, serveExecOverWebSocket } from './exec-stream.ts';
+import { FAULT_ADMIN_PREFIX, serveFaultAdmin } from './fault-admin.ts';
 import type { FaultInjector, RequestAttributes } from './faults.ts';
+import { serveMetadata } from './metadata-routes.ts';
 import { assertJsonAcceptable } from './negotiation.ts';
-import type { NodeBackend } from './node-backend.ts';
-import { groupVersionDocument, openApiIndex } from './openapi.ts';
-import { parseResourcePath, queryFlag, queryInt, type ResourceRequest } from './request-info.ts';
+import { noNodeAgent, type NodeBackend } from './node-backend.ts';
+import { servePodLogs } from './pod-logs.ts';
+import { parseResourcePath, queryFlag, queryInt, verbOf, type ResourceRequest } from './request-info.ts';
+import { sendError, sendJson, sendText, successStatus } from './responses.ts';
 import { toTable, wantsTable } from './tables.ts';
 import { WatchEventEncoder } from './watch-encoding.ts';
 import { streamWatch } from './watch-stream.ts';
-
-export const KUBERNETES_VERSION = { major: '1', minor: '32', gitVersion: 'v1.32.0+embedded' };
 
 export interface ApiServerOptions {
   /** Who may do what: the admin token, ServiceAccount tokens, RBAC. */
@@ -30,8 +31,6 @@ export interface ApiServerOptions {
   tls: { key: string; cert: string };
   bookmarkIntervalMs?: number;
 }
-
-const ADMIN_PREFIX = '/embedded.admin/v1/faults';
 
 /**
  * The HTTPS front of the embedded cluster: bearer-token auth, discovery, OpenAPI, and the
@@ -93,59 +92,13 @@ export class ApiServer {
       const request = parseResourcePath(url.pathname, (g, v, segment) => !!this.api.registry.lookup(g, v, segment));
       // Discovery, OpenAPI, version and the admin endpoint are non-resource paths, authorized as such.
       if (!request) this.access.authorize(user, () => nonResourceAttributes(req.method, url.pathname));
-      if (url.pathname.startsWith(ADMIN_PREFIX)) return await this.handleAdmin(req, res, url);
-      if (this.handleMetadata(req, res, url)) return;
+      if (url.pathname.startsWith(FAULT_ADMIN_PREFIX)) return await serveFaultAdmin(req, res, url, this.faults);
+      if (serveMetadata(req, res, url, this.api.registry)) return;
       if (!request) throw errors.noRoute();
       await this.handleResource(req, res, url, request, warnings, user);
     } catch (error) {
       sendError(res, error, warnings);
     }
-  }
-
-  /** Version, discovery and OpenAPI. Returns false when the path is none of them. */
-  private handleMetadata(req: IncomingMessage, res: ServerResponse, url: URL): boolean {
-    const path = url.pathname.replace(/\/+$/, '') || '/';
-    const registry = this.api.registry;
-    if (req.method !== 'GET' && (path === '/version' || path === '/api' || path === '/apis' || path.startsWith('/openapi'))) {
-      throw errors.methodNotAllowed(req.method ?? '');
-    }
-    if (path === '/version') return sendJson(res, 200, { ...KUBERNETES_VERSION, gitCommit: '0'.repeat(40), gitTreeState: 'clean', buildDate: '2026-01-01T00:00:00Z', goVersion: 'go1.23.0', compiler: 'gc', platform: 'linux/amd64' }), true;
-    if (path === '/api' || path === '/apis') {
-      const aggregated = aggregatedVersion(req.headers.accept);
-      if (aggregated) {
-        sendJson(res, 200, aggregatedDiscovery(registry, path === '/api', aggregated), [], aggregatedContentType(aggregated));
-      } else {
-        sendJson(res, 200, path === '/api' ? coreVersions(req.headers.host ?? '127.0.0.1') : groupList(registry));
-      }
-      return true;
-    }
-    if (path === '/openapi/v2') {
-      // An empty protobuf document: every kubectl from 1.27 accepts it and leaves validation to the server.
-      res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': '0' });
-      res.end();
-      return true;
-    }
-    if (path === '/openapi/v3') return sendJson(res, 200, openApiIndex(registry)), true;
-    const openapi = /^\/openapi\/v3\/(?:api\/(v1)|apis\/([^/]+)\/([^/]+))$/.exec(path);
-    if (openapi) {
-      const doc = openapi[1] ? groupVersionDocument(registry, '', 'v1') : groupVersionDocument(registry, openapi[2], openapi[3]);
-      if (!doc) throw errors.noRoute();
-      return sendJson(res, 200, doc), true;
-    }
-    const legacy = /^\/api\/(v1)$/.exec(path) ?? /^\/apis\/([^/]+)\/([^/]+)$/.exec(path);
-    if (legacy) {
-      const list = path.startsWith('/api/') ? resourceList(registry, '', 'v1') : resourceList(registry, legacy[1], legacy[2]);
-      if (!list) throw errors.noRoute();
-      return sendJson(res, 200, list), true;
-    }
-    const group = /^\/apis\/([^/]+)$/.exec(path);
-    if (group) {
-      const versions = registry.groups().get(group[1]);
-      if (!versions) throw errors.noRoute();
-      const gv = versions.map((v) => ({ groupVersion: `${group[1]}/${v}`, version: v }));
-      return sendJson(res, 200, { kind: 'APIGroup', apiVersion: 'v1', name: group[1], versions: gv, preferredVersion: gv[0] }), true;
-    }
-    return false;
   }
 
   private async handleResource(
@@ -236,7 +189,7 @@ export class ApiServer {
         return sendJson(res, 200, { kind: type.listKind, apiVersion: apiVersionOf(type.group, version.name), metadata: listMeta, items: result.items }, warnings);
       }
       case 'get': {
-        if (sub === 'log') return this.serveLog(req, res, url, target, name!);
+        if (sub === 'log') return servePodLogs(res, url, this.api.get(target, name!), name!, this.nodeBackend);
         if (sub === 'exec' || sub === 'attach') throw errors.badRequest(`${sub} needs a WebSocket upgrade (Upgrade: websocket, Sec-WebSocket-Protocol: v5.channel.k8s.io)`);
         if (sub === 'scale') return sendJson(res, 200, this.api.getScale(target, name!), warnings);
         return respond(200, this.api.get(target, name!));
@@ -292,30 +245,6 @@ export class ApiServer {
     }
   }
 
-  private serveLog(req: IncomingMessage, res: ServerResponse, url: URL, target: Target, name: string): void {
-    const pod = this.api.get(target, name);
-    const containers = ((pod.spec as { containers?: { name: string }[] })?.containers ?? []).map((c) => c.name);
-    const container = url.searchParams.get('container') ?? (containers.length === 1 ? containers[0] : undefined);
-    if (!container) throw errors.badRequest(`a container name must be specified for pod ${name}, choose one of: [${containers.join(' ')}]`);
-    if (!containers.includes(container)) throw errors.badRequest(`container ${container} is not valid for pod ${name}`);
-    if (!(pod.spec as { nodeName?: string }).nodeName) throw errors.badRequest(`pod ${name} does not have a host assigned`);
-    if (!this.nodeBackend) throw noNodeAgent();
-    const abort = new AbortController();
-    const stream = this.nodeBackend.logs(pod, {
-      container,
-      follow: queryFlag(url, 'follow'),
-      timestamps: queryFlag(url, 'timestamps'),
-      previous: queryFlag(url, 'previous'),
-      tailLines: queryInt(url, 'tailLines'),
-      sinceSeconds: queryInt(url, 'sinceSeconds'),
-      limitBytes: queryInt(url, 'limitBytes'),
-    }, abort.signal);
-    res.writeHead(200, { 'Content-Type': 'text/plain', 'Transfer-Encoding': 'chunked' });
-    res.on('close', () => abort.abort());
-    stream.pipe(res);
-    void req;
-  }
-
   private handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     this.sockets.add(socket);
     socket.on('close', () => this.sockets.delete(socket));
@@ -358,101 +287,8 @@ export class ApiServer {
       rejectUpgrade(socket, error instanceof ApiError ? error : errors.internal((error as Error).message));
     }
   }
-
-  private async handleAdmin(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-    const id = url.pathname.slice(ADMIN_PREFIX.length).replace(/^\//, '');
-    if (req.method === 'GET' && !id) return sendJson(res, 200, { faults: this.faults.list() });
-    if (req.method === 'POST' && !id) {
-      const body = decodeObject(req, await readBody(req));
-      return sendJson(res, 201, this.faults.add(body as never));
-    }
-    if (req.method === 'DELETE' && !id) {
-      this.faults.clear();
-      return sendJson(res, 200, { faults: [] });
-    }
-    if (req.method === 'DELETE' && id) {
-      if (!this.faults.remove(id)) throw new ApiError(404, 'NotFound', `fault "${id}" not found`);
-      return sendJson(res, 200, { faults: this.faults.list() });
-    }
-    throw errors.methodNotAllowed(req.method ?? '');
-  }
-}
-
-function noNodeAgent(): ApiError {
-  return new ApiError(503, 'ServiceUnavailable', 'no node agent runs in this embedded cluster: container logs and exec need one');
-}
-
-function verbOf(method: string, named: boolean, watch: boolean): string {
-  switch (method) {
-    case 'GET':
-      return watch ? 'watch' : named ? 'get' : 'list';
-    case 'POST':
-      return 'create';
-    case 'PUT':
-      return 'update';
-    case 'PATCH':
-      return 'patch';
-    case 'DELETE':
-      return named ? 'delete' : 'deletecollection';
-    default:
-      return method.toLowerCase();
-  }
 }
 
 function joinSelectors(a: string | null, b: string): string {
   return a ? `${a},${b}` : b;
-}
-
-async function deleteOptions(req: IncomingMessage, url: URL): Promise<DeleteOptions> {
-  const body = await readBody(req);
-  const fromBody = body.length ? decodeObject(req, body) : {};
-  if (!isPlainObject(fromBody)) throw errors.badRequest('DeleteOptions must be a JSON object');
-  const options = fromBody as DeleteOptions & { dryRun?: unknown };
-  const grace = queryInt(url, 'gracePeriodSeconds');
-  if (grace !== undefined) options.gracePeriodSeconds = grace;
-  const policy = url.searchParams.get('propagationPolicy');
-  if (policy) options.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
-  if (options.propagationPolicy && !['Background', 'Foreground', 'Orphan'].includes(options.propagationPolicy)) {
-    throw errors.badRequest(`propagationPolicy: Unsupported value: "${options.propagationPolicy}": supported values: "Foreground", "Background", "Orphan"`);
-  }
-  const dryRun = Array.isArray(options.dryRun) ? options.dryRun.includes('All') : url.searchParams.getAll('dryRun').includes('All');
-  return { ...options, dryRun };
-}
-
-function successStatus(object: KubeObject, group: string, plural: string): unknown {
-  return {
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Success',
-    details: { name: object.metadata.name, ...(group ? { group } : {}), kind: plural, uid: object.metadata.uid },
-  };
-}
-
-function warningHeader(warnings: string[]): string[] {
-  return [...new Set(warnings)].map((w) => `299 - ${JSON.stringify(w)}`);
-}
-
-/** Encoded to UTF-8 once: the length and the body come from the same bytes (a list of 10k Pods is ~7 MB). */
-function sendJson(res: ServerResponse, code: number, body: unknown, warnings: string[] = [], contentType = 'application/json'): void {
-  const bytes = Buffer.from(JSON.stringify(body));
-  const headers: Record<string, string | string[]> = { 'Content-Type': contentType, 'Content-Length': String(bytes.length) };
-  if (warnings.length) headers.Warning = warningHeader(warnings);
-  res.writeHead(code, headers);
-  res.end(bytes);
-}
-
-function sendText(res: ServerResponse, code: number, text: string): void {
-  res.writeHead(code, { 'Content-Type': 'text/plain' });
-  res.end(text);
-}
-
-function sendError(res: ServerResponse, error: unknown, warnings: string[]): void {
-  const apiError = error instanceof ApiError ? error : errors.internal((error as Error)?.message ?? String(error));
-  if (!(error instanceof ApiError) && process.env.EMBEDDED_DEBUG) console.error(error);
-  if (res.headersSent) {
-    res.end();
-    return;
-  }
-  sendJson(res, apiError.code, apiError.toStatus(), warnings);
 }

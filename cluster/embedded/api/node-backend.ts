@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { ApiError } from '../errors.ts';
 import type { KubeObject } from '../types.ts';
 import type { ExecOptions, ExecResult, ExecSession } from './exec-stream.ts';
 
@@ -20,4 +21,9 @@ export interface PodLogOptions {
 export interface NodeBackend {
   logs(pod: KubeObject, options: PodLogOptions, signal: AbortSignal): Readable;
   exec(pod: KubeObject, options: ExecOptions & { container: string }, session: ExecSession): Promise<ExecResult>;
+}
+
+/** What `pods/log` and `pods/exec` answer when no node agent runs: 503, saying so. */
+export function noNodeAgent(): ApiError {
+  return new ApiError(503, 'ServiceUnavailable', 'no node agent runs in this embedded cluster: container logs and exec need one');
 }

@@ -78,3 +78,21 @@ export function queryInt(url: URL, name: string): number | undefined {
   if (n > INT64_MAX || n < INT64_MIN) throw reject('value out of range');
   return Number(n);
 }
+
+/** The verb of a request, as authorization and fault injection name it: the method, and whether it names an object or watches. */
+export function verbOf(method: string, named: boolean, watch: boolean): string {
+  switch (method) {
+    case 'GET':
+      return watch ? 'watch' : named ? 'get' : 'list';
+    case 'POST':
+      return 'create';
+    case 'PUT':
+      return 'update';
+    case 'PATCH':
+      return 'patch';
+    case 'DELETE':
+      return named ? 'delete' : 'deletecollection';
+    default:
+      return method.toLowerCase();
+  }
+}

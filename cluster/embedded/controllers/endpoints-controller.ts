@@ -2,9 +2,26 @@ import { isDeepStrictEqual } from 'node:util';
 import { ApiError } from '../errors.ts';
 import type { ObjectApi } from '../registry/object-api.ts';
 import type { StoreEvent } from '../store/object-store.ts';
-import { labelSelectorFromObject, type LabelMatcher } from '../store/label-selectors.ts';
-import { isPlainObject, type KubeObject, type OwnerReference } from '../types.ts';
+import type { KubeObject, OwnerReference } from '../types.ts';
 import { Controller } from './controller-base.ts';
+import {
+  compareStrings,
+  endpointAddress,
+  endpointsPort,
+  firstIp,
+  podViewOf,
+  resolvePort,
+  serviceSelectorOf,
+  serviceSpecOf,
+  sliceEndpoint,
+  slicePorts,
+  sortAddresses,
+  sortEndpoints,
+  sortPorts,
+  type EndpointPort,
+  type PodView,
+  type ServiceSpec,
+} from './service-endpoints.ts';
 
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 export const MANAGED_BY_LABEL = 'endpointslice.kubernetes.io/managed-by';
@@ -13,44 +30,6 @@ export const HEADLESS_LABEL = 'service.kubernetes.io/headless';
 /** Store keys of the resources this controller reads and writes. */
 export const ENDPOINTS_KEY = 'endpoints';
 export const ENDPOINTSLICES_KEY = 'endpointslices.discovery.k8s.io';
-
-interface ServicePort {
-  name?: string;
-  port: number;
-  targetPort?: number | string;
-  protocol?: string;
-  appProtocol?: string;
-}
-
-interface ServiceSpec {
-  selector?: Record<string, string>;
-  ports?: ServicePort[];
-  clusterIP?: string;
-  type?: string;
-  publishNotReadyAddresses?: boolean;
-}
-
-interface ContainerPort {
-  name?: string;
-  containerPort?: number;
-  protocol?: string;
-}
-
-interface PodView {
-  pod: KubeObject;
-  ip: string;
-  /** Pod condition Ready=True. */
-  podReady: boolean;
-  terminating: boolean;
-}
-
-/** A resolved port, as both APIs write it (Endpoints omits an empty name, EndpointSlice keeps it). */
-interface EndpointPort {
-  name: string;
-  port: number;
-  protocol: string;
-  appProtocol?: string;
-}
 
 /**
  * kube-controller-manager's endpoints and endpointslice controllers in one: for every Service
@@ -92,7 +71,7 @@ export class EndpointsController extends Controller {
       case 'pods': {
         if (!namespace) return;
         for (const svc of this.api.store.list('services', namespace)) {
-          const matches = selectorOf(svc);
+          const matches = serviceSelectorOf(svc);
           if (!matches) continue;
           if (matches(object.metadata.labels) || (previous && matches(previous.metadata.labels))) this.enqueue(keyOf(svc));
         }
@@ -118,14 +97,14 @@ export class EndpointsController extends Controller {
     // A Service gone takes its Endpoints and slices along through the garbage collector.
     // While it is being deleted nothing is (re)written, so foreground deletion can finish.
     if (!svc || svc.metadata.deletionTimestamp) return;
-    const matches = selectorOf(svc);
+    const matches = serviceSelectorOf(svc);
     // Without a selector the Endpoints are the user's to manage.
     if (!matches) return;
-    const spec = specOf(svc);
+    const spec = serviceSpecOf(svc);
     const pods = this.api.store
       .list('pods', namespace)
       .filter((pod) => matches(pod.metadata.labels))
-      .map(viewOf)
+      .map(podViewOf)
       .filter((view): view is PodView => !!view);
     this.syncEndpoints(svc, spec, pods);
     if (spec.type !== 'ExternalName') this.syncSlices(svc, spec, pods);
@@ -163,7 +142,7 @@ export class EndpointsController extends Controller {
         if (g.ports.length) subset.ports = g.ports.map(endpointsPort);
         return subset;
       })
-      .sort((a, b) => compare(firstIp(a), firstIp(b)));
+      .sort((a, b) => compareStrings(firstIp(a), firstIp(b)));
 
     const labels = serviceLabels(svc, headless);
     const ownerReferences = [ownerReferenceTo(svc)];
@@ -265,8 +244,6 @@ export class EndpointsController extends Controller {
   }
 }
 
-// ---- helpers ----
-
 function keyOf(object: KubeObject): string {
   return `${object.metadata.namespace}/${object.metadata.name}`;
 }
@@ -274,106 +251,6 @@ function keyOf(object: KubeObject): string {
 function splitKey(key: string): [string, string] {
   const slash = key.indexOf('/');
   return [key.slice(0, slash), key.slice(slash + 1)];
-}
-
-function specOf(svc: KubeObject): ServiceSpec {
-  return (isPlainObject(svc.spec) ? svc.spec : {}) as ServiceSpec;
-}
-
-/** The Service's selector as a matcher; undefined when it has none (an empty map is none, as in Go). */
-function selectorOf(svc: KubeObject): LabelMatcher | undefined {
-  const selector = specOf(svc).selector;
-  if (!isPlainObject(selector) || Object.keys(selector).length === 0) return undefined;
-  try {
-    return labelSelectorFromObject({ matchLabels: selector as Record<string, string> });
-  } catch {
-    return undefined;
-  }
-}
-
-function podIpOf(pod: KubeObject): string | undefined {
-  const status = (isPlainObject(pod.status) ? pod.status : {}) as { podIP?: string; podIPs?: { ip?: string }[] };
-  return status.podIP || status.podIPs?.[0]?.ip || undefined;
-}
-
-/** endpointsutil.ShouldPodBeInEndpoints with includeTerminating: no IP or a terminal phase excludes a Pod. */
-function viewOf(pod: KubeObject): PodView | undefined {
-  const status = (isPlainObject(pod.status) ? pod.status : {}) as { phase?: string; conditions?: { type?: string; status?: string }[] };
-  if (status.phase === 'Succeeded' || status.phase === 'Failed') return undefined;
-  const ip = podIpOf(pod);
-  if (!ip) return undefined;
-  const podReady = (status.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
-  return { pod, ip, podReady, terminating: !!pod.metadata.deletionTimestamp };
-}
-
-/** podutil.FindPort: a numeric targetPort as is, a named one from the Pod's container ports of that protocol. */
-function resolvePort(pod: KubeObject, servicePort: ServicePort): EndpointPort | undefined {
-  const protocol = servicePort.protocol ?? 'TCP';
-  const target = servicePort.targetPort ?? servicePort.port;
-  let port: number | undefined;
-  if (typeof target === 'number') port = target === 0 ? servicePort.port : target;
-  else {
-    const spec = (isPlainObject(pod.spec) ? pod.spec : {}) as { containers?: { ports?: ContainerPort[] }[] };
-    for (const container of spec.containers ?? []) {
-      const found = (container.ports ?? []).find((p) => p.name === target && (p.protocol ?? 'TCP') === protocol);
-      if (found && typeof found.containerPort === 'number') {
-        port = found.containerPort;
-        break;
-      }
-    }
-  }
-  if (port === undefined) return undefined;
-  const result: EndpointPort = { name: servicePort.name ?? '', port, protocol };
-  if (servicePort.appProtocol) result.appProtocol = servicePort.appProtocol;
-  return result;
-}
-
-function endpointsPort(p: EndpointPort): Record<string, unknown> {
-  const { name, ...rest } = p;
-  return name ? { name, ...rest } : rest;
-}
-
-function targetRefOf(pod: KubeObject): Record<string, unknown> {
-  return { kind: 'Pod', namespace: pod.metadata.namespace, name: pod.metadata.name, uid: pod.metadata.uid };
-}
-
-/** A Pod's hostname is published only for the Service its subdomain names. */
-function hostnameFor(pod: KubeObject, svc: KubeObject): string | undefined {
-  const spec = (isPlainObject(pod.spec) ? pod.spec : {}) as { hostname?: string; subdomain?: string };
-  return spec.hostname && spec.subdomain === svc.metadata.name ? spec.hostname : undefined;
-}
-
-function nodeNameOf(pod: KubeObject): string | undefined {
-  const spec = (isPlainObject(pod.spec) ? pod.spec : {}) as { nodeName?: string };
-  return spec.nodeName || undefined;
-}
-
-function endpointAddress(view: PodView, svc: KubeObject): Record<string, unknown> {
-  const address: Record<string, unknown> = { ip: view.ip };
-  const hostname = hostnameFor(view.pod, svc);
-  if (hostname) address.hostname = hostname;
-  const nodeName = nodeNameOf(view.pod);
-  if (nodeName) address.nodeName = nodeName;
-  address.targetRef = targetRefOf(view.pod);
-  return address;
-}
-
-function sliceEndpoint(view: PodView, svc: KubeObject, tolerateUnready: boolean): Record<string, unknown> {
-  const serving = view.podReady;
-  const endpoint: Record<string, unknown> = {
-    addresses: [view.ip],
-    conditions: { ready: tolerateUnready || (serving && !view.terminating), serving, terminating: view.terminating },
-  };
-  const hostname = hostnameFor(view.pod, svc);
-  if (hostname) endpoint.hostname = hostname;
-  endpoint.targetRef = targetRefOf(view.pod);
-  const nodeName = nodeNameOf(view.pod);
-  if (nodeName) endpoint.nodeName = nodeName;
-  return endpoint;
-}
-
-function slicePorts(slice: KubeObject): EndpointPort[] {
-  return sortPorts(((slice.ports ?? []) as EndpointPort[]).map((p) => ({ ...p, name: p.name ?? '' })));
 }
 
 function serviceLabels(svc: KubeObject, headless: boolean): Record<string, string> {
@@ -387,38 +264,6 @@ function serviceLabels(svc: KubeObject, headless: boolean): Record<string, strin
 
 function ownerReferenceTo(svc: KubeObject): OwnerReference {
   return { apiVersion: 'v1', kind: 'Service', name: svc.metadata.name!, uid: svc.metadata.uid!, controller: true, blockOwnerDeletion: true };
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** Orders IPv4 text numerically (127.2.0.10 after 127.2.0.9). */
-function ipOrder(ip: string): string {
-  return /^\d+\.\d+\.\d+\.\d+$/.test(ip) ? ip.split('.').map((o) => o.padStart(3, '0')).join('.') : ip;
-}
-
-function sortPorts(ports: EndpointPort[]): EndpointPort[] {
-  return [...ports].sort((a, b) => compare(a.name, b.name) || a.port - b.port || compare(a.protocol, b.protocol));
-}
-
-function addressSortKey(address: Record<string, unknown>): string {
-  const ref = address.targetRef as { uid?: string } | undefined;
-  return `${ipOrder(String(address.ip))}/${ref?.uid ?? ''}`;
-}
-
-function sortAddresses(addresses: Record<string, unknown>[]): Record<string, unknown>[] {
-  return [...addresses].sort((a, b) => compare(addressSortKey(a), addressSortKey(b)));
-}
-
-function sortEndpoints(endpoints: Record<string, unknown>[]): Record<string, unknown>[] {
-  const keyFor = (e: Record<string, unknown>) => addressSortKey({ ip: (e.addresses as string[])[0], targetRef: e.targetRef });
-  return [...endpoints].sort((a, b) => compare(keyFor(a), keyFor(b)));
-}
-
-function firstIp(subset: Record<string, unknown>): string {
-  const list = (subset.addresses ?? subset.notReadyAddresses ?? []) as { ip?: string }[];
-  return ipOrder(list[0]?.ip ?? '');
 }
 
 function ignoreNotFound(action: () => unknown): void {

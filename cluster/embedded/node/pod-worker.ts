@@ -3,47 +3,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError } from '../errors.ts';
 import type { ObjectApi, Target } from '../registry/object-api.ts';
 import { type KubeObject, metaTime } from '../types.ts';
-import { containerEnvironment, ContainerConfigError, expand, type DataSource, type EnvFromSource, type EnvVar } from './container-env.ts';
+import { containerEnvironment, ContainerConfigError, expand, type DataSource } from './container-env.ts';
 import { ContainerLog } from './container-logs.ts';
+import { fieldPathOf, freshRun, type ContainerRun, type ContainerSpec, type ContainerState } from './container-run.ts';
 import type { EventRecorder } from './event-recorder.ts';
 import { resolveCommand, type ImageCatalog } from './images.ts';
-import { runProbe, type Probe } from './probes.ts';
+import { podPhase, PodStatus } from './pod-status.ts';
 import { RunningProcess, StartError, type ProcessSpec } from './process-runtime.ts';
-import type { PodFilesystem, VolumeMount } from './volumes.ts';
-
-export interface ContainerSpec {
-  name: string;
-  image: string;
-  command?: string[];
-  args?: string[];
-  workingDir?: string;
-  env?: EnvVar[];
-  envFrom?: EnvFromSource[];
-  ports?: { name?: string; containerPort: number }[];
-  volumeMounts?: VolumeMount[];
-  readinessProbe?: Probe;
-  stdin?: boolean;
-}
-
-type State =
-  | { waiting: { reason: string; message?: string } }
-  | { running: { startedAt: string } }
-  | { terminated: { exitCode: number; reason: string; message?: string; signal?: number; startedAt?: string; finishedAt: string; containerID?: string } };
-
-/** One container of the Pod across its restarts. */
-interface ContainerRun {
-  spec: ContainerSpec;
-  init: boolean;
-  restartCount: number;
-  state: State;
-  lastState?: State;
-  ready: boolean;
-  started: boolean;
-  process?: RunningProcess;
-  logs: ContainerLog[];
-  processSpec?: ProcessSpec;
-  containerID?: string;
-}
+import { probeReadiness } from './readiness-probe.ts';
+import type { PodFilesystem } from './volumes.ts';
 
 export interface PodWorkerContext {
   api: ObjectApi;
@@ -57,7 +25,6 @@ export interface PodWorkerContext {
   maxBackoffMs: number;
 }
 
-
 /**
  * Runs one Pod as the kubelet would: volumes, init containers in order, containers as
  * processes with restart policy and back-off, readiness probes, status as the kubelet
@@ -66,9 +33,8 @@ export interface PodWorkerContext {
  */
 export class PodWorker {
   private readonly runs: ContainerRun[];
-  private readonly conditionTimes = new Map<string, { status: string; time: string }>();
+  private readonly status: PodStatus;
   private readonly target: Target;
-  private readonly startTime = metaTime();
   private terminating = false;
   private killed = false;
   private phaseOverride?: 'Failed' | 'Succeeded';
@@ -87,17 +53,9 @@ export class PodWorker {
     private readonly ctx: PodWorkerContext,
   ) {
     this.target = ctx.api.target('v1', 'pods', pod.metadata.namespace);
+    this.status = new PodStatus(ctx.hostIP, podIP);
     const spec = pod.spec as { containers: ContainerSpec[]; initContainers?: ContainerSpec[] };
-    const fresh = (c: ContainerSpec, init: boolean): ContainerRun => ({
-      spec: c,
-      init,
-      restartCount: 0,
-      state: { waiting: { reason: init ? 'PodInitializing' : 'ContainerCreating' } },
-      ready: false,
-      started: false,
-      logs: [],
-    });
-    this.runs = [...(spec.initContainers ?? []).map((c) => fresh(c, true)), ...spec.containers.map((c) => fresh(c, false))];
+    this.runs = [...(spec.initContainers ?? []).map((c) => freshRun(c, true)), ...spec.containers.map((c) => freshRun(c, false))];
     this.done = this.run();
   }
 
@@ -120,7 +78,7 @@ export class PodWorker {
       this.stopped.abort();
       for (const run of this.runs) {
         if (run.process?.running) {
-          this.ctx.events.record(this.pod, 'Normal', 'Killing', `Stopping container ${run.spec.name}`, this.fieldPath(run));
+          this.ctx.events.record(this.pod, 'Normal', 'Killing', `Stopping container ${run.spec.name}`, fieldPathOf(run));
           run.process.signal('SIGTERM');
         }
       }
@@ -214,7 +172,7 @@ export class PodWorker {
   /** One attempt to run the container; resolves with its exit code (undefined when it never started). */
   private async startOnce(run: ContainerRun): Promise<number | undefined> {
     const c = run.spec;
-    const fieldPath = this.fieldPath(run);
+    const fieldPath = fieldPathOf(run);
     const resolved = resolveCommand(this.ctx.images, c.image, c.command, c.args);
     if ('pullError' in resolved) {
       this.ctx.events.record(this.pod, 'Warning', 'Failed', `Failed to pull image "${c.image}": ${resolved.pullError}`, fieldPath);
@@ -262,7 +220,13 @@ export class PodWorker {
     run.started = true;
     this.ctx.events.record(this.pod, 'Normal', 'Started', `Started container ${c.name}`, fieldPath);
     this.setState(run, { running: { startedAt } });
-    const probing = run.init ? undefined : this.probeLoop(run);
+    const probing = run.init
+      ? undefined
+      : probeReadiness(run, this.podIP, {
+          terminating: () => this.terminating,
+          readinessChanged: () => this.queueStatus(),
+          probeFailed: () => this.ctx.events.record(this.pod, 'Warning', 'Unhealthy', `Readiness probe failed`, fieldPathOf(run)),
+        });
     const exit = await run.process.exited;
     run.ready = false;
     await probing;
@@ -279,52 +243,11 @@ export class PodWorker {
     return exit.exitCode;
   }
 
-  /** Readiness: without a probe a running container is ready; with one, its thresholds decide. */
-  private async probeLoop(run: ContainerRun): Promise<void> {
-    const probe = run.spec.readinessProbe;
-    const proc = run.process!;
-    if (!probe) {
-      run.ready = true;
-      this.queueStatus();
-      return;
-    }
-    let successes = 0;
-    let failures = 0;
-    const exited = proc.exited.then(() => false);
-    const pause = (ms: number) => Promise.race([sleep(ms).then(() => true), exited]);
-    if (!(await pause((probe.initialDelaySeconds ?? 0) * 1000))) return;
-    while (proc.running && !this.terminating) {
-      let ok = false;
-      try {
-        ok = await runProbe(probe, { podIP: this.podIP, ports: run.spec.ports ?? [], exec: { env: run.processSpec!.env, cwd: run.processSpec!.cwd } });
-      } catch {
-        ok = false;
-      }
-      if (ok) {
-        failures = 0;
-        successes++;
-        if (!run.ready && successes >= (probe.successThreshold ?? 1)) {
-          run.ready = true;
-          this.queueStatus();
-        }
-      } else {
-        successes = 0;
-        failures++;
-        if (failures === 1 || failures % 10 === 0) this.ctx.events.record(this.pod, 'Warning', 'Unhealthy', `Readiness probe failed`, this.fieldPath(run));
-        if (run.ready && failures >= (probe.failureThreshold ?? 3)) {
-          run.ready = false;
-          this.queueStatus();
-        }
-      }
-      if (!(await pause((probe.periodSeconds ?? 10) * 1000))) return;
-    }
-  }
-
   private async backOff(run: ContainerRun): Promise<boolean> {
     const delay = Math.min(this.ctx.backoffMs * 2 ** run.restartCount, this.ctx.maxBackoffMs);
     run.lastState = run.state;
     run.restartCount++;
-    this.ctx.events.record(this.pod, 'Warning', 'BackOff', `Back-off restarting failed container ${run.spec.name} in pod ${this.pod.metadata.name}`, this.fieldPath(run));
+    this.ctx.events.record(this.pod, 'Warning', 'BackOff', `Back-off restarting failed container ${run.spec.name} in pod ${this.pod.metadata.name}`, fieldPathOf(run));
     this.setState(run, { waiting: { reason: 'CrashLoopBackOff', message: `back-off ${Math.round(delay / 1000)}s restarting failed container=${run.spec.name} pod=${this.pod.metadata.name}_${this.pod.metadata.namespace}(${this.uid})` } }, true);
     return this.wait(delay);
   }
@@ -358,11 +281,7 @@ export class PodWorker {
     return ((this.pod.spec as { restartPolicy?: string }).restartPolicy ?? 'Always');
   }
 
-  private fieldPath(run: ContainerRun): string {
-    return `spec.${run.init ? 'initContainers' : 'containers'}{${run.spec.name}}`;
-  }
-
-  private setState(run: ContainerRun, state: State, keepLast = false): void {
+  private setState(run: ContainerRun, state: ContainerState, keepLast = false): void {
     if (!keepLast && 'running' in state && 'terminated' in run.state) run.lastState = run.state;
     run.state = state;
     this.queueStatus();
@@ -378,73 +297,19 @@ export class PodWorker {
   }
 
   private phase(): string {
-    if (this.phaseOverride) return this.phaseOverride;
-    const main = this.runs.filter((r) => !r.init);
-    if (!this.initialized) return 'Pending';
-    const terminated = main.filter((r) => 'terminated' in r.state);
-    if (terminated.length === main.length) {
-      const policy = this.restartPolicy();
-      const willRestart = policy === 'Always' || (policy === 'OnFailure' && terminated.some((r) => 'terminated' in r.state && r.state.terminated.exitCode !== 0));
-      if (!willRestart) return terminated.every((r) => 'terminated' in r.state && r.state.terminated.exitCode === 0) ? 'Succeeded' : 'Failed';
-    }
-    return main.some((r) => r.started) ? 'Running' : 'Pending';
-  }
-
-  private condition(type: string, status: boolean, reason?: string): Record<string, unknown> {
-    const value = status ? 'True' : 'False';
-    const known = this.conditionTimes.get(type);
-    const time = known && known.status === value ? known.time : metaTime();
-    this.conditionTimes.set(type, { status: value, time });
-    return { type, status: value, lastProbeTime: null, lastTransitionTime: time, ...(reason && !status ? { reason } : {}) };
-  }
-
-  private containerStatus(run: ContainerRun): Record<string, unknown> {
-    return {
-      name: run.spec.name,
-      image: run.spec.image,
-      imageID: `embedded://${run.spec.image}`,
-      ...(run.containerID ? { containerID: run.containerID } : {}),
-      ready: run.ready,
-      restartCount: run.restartCount,
-      started: 'running' in run.state,
-      state: run.state,
-      lastState: run.lastState ?? {},
-    };
+    return this.phaseOverride ?? podPhase(this.runs, this.initialized, this.restartPolicy());
   }
 
   /** Writes the status as the kubelet would see it now, through the status subresource. */
   private writeStatus(): void {
     const current = this.ctx.api.store.get('pods', this.pod.metadata.namespace, this.pod.metadata.name!);
     if (!current || current.metadata.uid !== this.uid) return;
-    const phase = this.phase();
-    const main = this.runs.filter((r) => !r.init);
-    const containersReady = main.every((r) => r.ready) && phase === 'Running';
-    const previous = (current.status ?? {}) as { conditions?: { type: string }[] };
-    const scheduled = previous.conditions?.find((c) => c.type === 'PodScheduled') ?? { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: this.startTime };
-    const status = {
-      phase,
-      conditions: [
-        this.condition('PodReadyToStartContainers', true),
-        this.condition('Initialized', this.initialized, 'ContainersNotInitialized'),
-        this.condition('Ready', containersReady, phase === 'Succeeded' || phase === 'Failed' ? 'PodCompleted' : 'ContainersNotReady'),
-        this.condition('ContainersReady', containersReady, phase === 'Succeeded' || phase === 'Failed' ? 'PodCompleted' : 'ContainersNotReady'),
-        scheduled,
-      ],
-      hostIP: this.ctx.hostIP,
-      hostIPs: [{ ip: this.ctx.hostIP }],
-      podIP: this.podIP,
-      podIPs: [{ ip: this.podIP }],
-      startTime: this.startTime,
-      ...(this.runs.some((r) => r.init) ? { initContainerStatuses: this.runs.filter((r) => r.init).map((r) => this.containerStatus(r)) } : {}),
-      containerStatuses: main.map((r) => {
-        const s = this.containerStatus(r);
-        if (this.configError && 'waiting' in r.state && r.state.waiting.reason === 'ContainerCreating') {
-          s.state = { waiting: { reason: 'ContainerCreating', message: this.configError } };
-        }
-        return s;
-      }),
-      qosClass: 'BestEffort',
-    };
+    const status = this.status.compose(this.runs, {
+      phase: this.phase(),
+      initialized: this.initialized,
+      configError: this.configError,
+      previous: (current.status ?? {}) as { conditions?: { type: string }[] },
+    });
     try {
       this.ctx.api.update(this.target, current.metadata.name!, { ...current, status }, { subresource: 'status', fieldManager: 'kubelet' });
     } catch (error) {
