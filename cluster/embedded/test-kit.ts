@@ -1,9 +1,11 @@
 /**
  * Test helpers of the embedded cluster: the set-up of the `kubectl-*.test.ts` files (one embedded
  * cluster per test file, the real kubectl binary run against it with the cluster's kubeconfig and
- * a fresh discovery cache, every kubectl process it started killed when the file is done), and a
- * bare object API for tests of one controller or node part.
+ * a fresh discovery cache, every kubectl process it started killed when the file is done), the
+ * set-up of the `client-node-*.test.ts` files (the real @kubernetes/client-node against one
+ * embedded cluster per test file), and a bare object API for tests of one controller or node part.
  */
+import * as k8s from '@kubernetes/client-node';
 import { expect, test, type TestInfo } from '@playwright/test';
 import { execa, type ResultPromise } from 'execa';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -176,6 +178,136 @@ spec:
   - name: main
     image: ${options.image ?? 'busybox:1.36'}
 `;
+}
+
+// ---- the real @kubernetes/client-node, for the client-node-*.test.ts files -------------------
+
+/**
+ * One embedded cluster per test file with client-node's API clients on it: the typed APIs, the
+ * generic KubernetesObjectApi, custom objects and apiextensions. Every test works in its own
+ * namespace (`namespace(prefix)`).
+ */
+export class ClientNodeFixture {
+  cluster!: EmbeddedCluster;
+  kc!: k8s.KubeConfig;
+  core!: k8s.CoreV1Api;
+  apps!: k8s.AppsV1Api;
+  custom!: k8s.CustomObjectsApi;
+  objects!: k8s.KubernetesObjectApi;
+  extensions!: k8s.ApiextensionsV1Api;
+  private namespaces = 0;
+
+  private constructor() {}
+
+  /** Registers beforeAll/afterAll hooks that start and stop the cluster for the calling file. */
+  static register(): ClientNodeFixture {
+    const fixture = new ClientNodeFixture();
+    test.beforeAll(async () => fixture.start());
+    test.afterAll(async () => fixture.cluster?.stop());
+    return fixture;
+  }
+
+  private async start(): Promise<void> {
+    this.cluster = await EmbeddedCluster.start();
+    this.kc = new k8s.KubeConfig();
+    this.kc.loadFromString(this.cluster.kubeconfig());
+    this.core = this.kc.makeApiClient(k8s.CoreV1Api);
+    this.apps = this.kc.makeApiClient(k8s.AppsV1Api);
+    this.custom = this.kc.makeApiClient(k8s.CustomObjectsApi);
+    this.objects = k8s.KubernetesObjectApi.makeApiClient(this.kc);
+    this.extensions = this.kc.makeApiClient(k8s.ApiextensionsV1Api);
+  }
+
+  /** A new namespace for one test. */
+  async namespace(prefix: string): Promise<string> {
+    const name = `${prefix}-${process.pid}-${++this.namespaces}`;
+    await this.core.createNamespace({ body: { metadata: { name } } });
+    return name;
+  }
+}
+
+/** The Content-Type each patch strategy is sent with. */
+export const mergePatch = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
+export const jsonPatch = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.JsonPatch);
+export const strategicPatch = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.StrategicMergePatch);
+export const applyPatch = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.ServerSideApply);
+
+type Status = { kind?: string; status?: string; code?: number; reason?: string; message?: string; details?: Record<string, unknown> };
+
+/** Awaits a call that must fail with an ApiException; returns its code and the decoded Status body. */
+export async function failure(call: Promise<unknown>): Promise<{ code: number; status: Status }> {
+  let result: unknown;
+  try {
+    result = await call;
+  } catch (error) {
+    if (!(error instanceof k8s.ApiException)) throw error;
+    const body = (error as k8s.ApiException<unknown>).body;
+    const status = (typeof body === 'string' ? JSON.parse(body) : body) as Status;
+    return { code: (error as k8s.ApiException<unknown>).code, status };
+  }
+  throw new Error(`expected the call to fail, it returned ${JSON.stringify(result)}`);
+}
+
+/** A 404 from a read means gone; anything else is returned as the object. */
+export async function readOrGone<T>(read: () => Promise<T>): Promise<T | 'gone'> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof k8s.ApiException && (error as k8s.ApiException<unknown>).code === 404) return 'gone';
+    throw error;
+  }
+}
+
+interface WatchEvent {
+  type: string;
+  object: { kind?: string; code?: number; reason?: string; message?: string; metadata?: { name?: string; namespace?: string; resourceVersion?: string; [k: string]: unknown }; [k: string]: unknown };
+}
+
+/** A running client-node Watch collecting its events; `stop()` aborts it and waits for `done`. */
+export interface RunningWatch {
+  events: WatchEvent[];
+  /** Resolves with the error given to `done` (null for a clean end of stream). */
+  done: Promise<unknown>;
+  ended(): boolean;
+  stop(): Promise<void>;
+}
+
+export async function startWatch(kc: k8s.KubeConfig, path: string, params: Record<string, string | number | boolean | undefined>): Promise<RunningWatch> {
+  const events: WatchEvent[] = [];
+  let ended = false;
+  let resolveDone!: (err: unknown) => void;
+  const done = new Promise<unknown>((resolve) => (resolveDone = resolve));
+  const controller = await new k8s.Watch(kc).watch(
+    path,
+    params,
+    (type, object) => events.push({ type, object }),
+    (err) => {
+      ended = true;
+      resolveDone(err);
+    },
+  );
+  return {
+    events,
+    done,
+    ended: () => ended,
+    async stop() {
+      controller.abort();
+      await done;
+    },
+  };
+}
+
+/** An object's resourceVersion as a number, to compare orders. */
+export function rv(object: { metadata?: { resourceVersion?: string } } | undefined): number {
+  return Number(object?.metadata?.resourceVersion);
+}
+
+/** A Pod with one long-sleeping container `main`. */
+export function podBody(name: string, extra: Partial<k8s.V1PodSpec> = {}, labels?: Record<string, string>): k8s.V1Pod {
+  return {
+    metadata: { name, labels },
+    spec: { containers: [{ name: 'main', image: 'busybox:1.36', command: ['sleep', '3600'] }], ...extra },
+  };
 }
 
 // ---- a bare object API, for tests of one controller or node part ------------------------------

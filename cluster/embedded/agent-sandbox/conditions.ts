@@ -3,7 +3,7 @@
  * and produces the next `status.conditions`, with meta.SetStatusCondition semantics (update in
  * place, append unseen types, keep lastTransitionTime unless the status flips).
  */
-import { type KubeObject, metaTime } from '../types.ts';
+import type { KubeObject } from '../types.ts';
 import type { AgentSandboxProfile, ConditionRule, ConditionType, Observed, RemoveRule } from './profiles.ts';
 
 export interface Condition {
