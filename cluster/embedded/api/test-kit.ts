@@ -1,11 +1,15 @@
 /**
  * Raw HTTPS requests to an embedded cluster, for tests that must see exactly what goes over the
  * wire (nothing between the test and the server reshapes the request or the answer): a `test`
- * with a fresh cluster and a `call` function per test, and checks for refusals.
+ * with a fresh cluster and a `call` function per test, checks for refusals, and the objects and
+ * set-up the `http-bad-input-*.test.ts` files share.
  */
 import { expect, test as base } from '@playwright/test';
+import { readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
+import { parseAllDocuments } from 'yaml';
+import { upstreamManifests } from '../../manifests/test-kit.ts';
 import { EmbeddedCluster } from '../cluster.ts';
 
 export interface Reply {
@@ -124,3 +128,74 @@ export async function refused(
   return reply;
 }
 
+// ---- what the http-bad-input-*.test.ts files send and wait for --------------------------------
+
+export const CONFIGMAPS = '/api/v1/namespaces/default/configmaps';
+export const PODS = '/api/v1/namespaces/default/pods';
+export const SANDBOXES = '/apis/agents.x-k8s.io/v1beta1/namespaces/default/sandboxes';
+
+/** Bodies of the kinds these tests send. */
+export const configMap = (name: string, extra: Record<string, unknown> = {}) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name },
+  data: { a: '1' },
+  ...extra,
+});
+
+export const pod = (name: string) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name },
+  spec: { containers: [{ name: 'main', image: 'busybox:1.36', command: ['sleep', '3600'] }] },
+});
+
+export const sandbox = (name: string, spec: Record<string, unknown> = {}) => ({
+  apiVersion: 'agents.x-k8s.io/v1beta1',
+  kind: 'Sandbox',
+  metadata: { name },
+  spec: { podTemplate: { spec: { containers: [{ name: 'agent', image: 'busybox:1.36' }] } }, ...spec },
+});
+
+/** Creates an object that must be accepted (201). */
+export async function create(call: RequestFn, path: string, body: unknown): Promise<Reply> {
+  const reply = await call('POST', path, { body });
+  expect(reply.status, reply.text).toBe(201);
+  return reply;
+}
+
+let sandboxCrd: unknown;
+
+/** Installs the real Agent Sandbox v0.5.0 Sandbox CRD and waits until it is Established. */
+export async function installSandboxCrd(call: RequestFn): Promise<void> {
+  if (!sandboxCrd) {
+    const upstream = upstreamManifests('v0.5.0');
+    test.skip(!!upstream.missing, upstream.missing);
+    sandboxCrd = parseAllDocuments(readFileSync(upstream.paths['v0.5.0'], 'utf8'))
+      .map((doc) => doc.toJS() as { kind?: string; metadata?: { name?: string } } | null)
+      .find((doc) => doc?.kind === 'CustomResourceDefinition' && doc.metadata?.name === 'sandboxes.agents.x-k8s.io');
+  }
+  expect(sandboxCrd).toBeTruthy();
+  await create(call, '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', sandboxCrd);
+  await expect
+    .poll(async () => {
+      const reply = await call('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/sandboxes.agents.x-k8s.io');
+      const conditions = (reply.body?.status?.conditions ?? []) as { type: string; status: string }[];
+      return conditions.find((c) => c.type === 'Established')?.status;
+    }, { intervals: [10] })
+    .toBe('True');
+}
+
+/** Waits until asynchronous controller work (default ServiceAccounts, CRD status) has stopped writing. */
+export async function settle(cluster: EmbeddedCluster): Promise<void> {
+  let last = -1;
+  await expect
+    .poll(async () => {
+      await new Promise((r) => setImmediate(r));
+      const now = cluster.store.currentRevision();
+      const stable = now === last;
+      last = now;
+      return stable;
+    }, { intervals: [10] })
+    .toBe(true);
+}
