@@ -1,7 +1,8 @@
 import { expect, test } from '@playwright/test';
-import { ApiError } from '../errors.ts';
-import { coreMergeKeys, MERGE_AS_SET } from './merge-keys.ts';
+import { deepFreeze } from '../types.ts';
+import { coreMergeKeys } from './merge-keys.ts';
 import { strategicMergePatch } from './strategic-merge.ts';
+import { deployment, web } from './test-kit.ts';
 
 /** Applies with the core merge keys, and checks on every call that no directive survived. */
 function apply(original: unknown, patch: unknown): any {
@@ -10,61 +11,7 @@ function apply(original: unknown, patch: unknown): any {
   return result;
 }
 
-function deployment(containers: unknown[]) {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name: 'web', namespace: 'default', labels: { app: 'web' } },
-    spec: {
-      replicas: 2,
-      selector: { matchLabels: { app: 'web' } },
-      strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } },
-      template: { metadata: { labels: { app: 'web' } }, spec: { containers } },
-    },
-  };
-}
-
-const web = {
-  name: 'web',
-  image: 'nginx:1.25',
-  ports: [{ containerPort: 80, protocol: 'TCP' }],
-  env: [
-    { name: 'MODE', value: 'prod' },
-    { name: 'LOG', value: 'info' },
-  ],
-};
 const sidecar = { name: 'proxy', image: 'envoy:1.30' };
-
-test.describe('coreMergeKeys', () => {
-  const cases: Array<[string[], string | undefined]> = [
-    [['spec', 'containers'], 'name'],
-    [['spec', 'template', 'spec', 'initContainers'], 'name'],
-    [['spec', 'ephemeralContainers'], 'name'],
-    [['spec', 'volumes'], 'name'],
-    [['spec', 'containers', 'volumeMounts'], 'mountPath'],
-    [['spec', 'containers', 'volumeDevices'], 'devicePath'],
-    [['spec', 'template', 'spec', 'containers', 'env'], 'name'],
-    [['spec', 'containers', 'ports'], 'containerPort'],
-    [['spec', 'template', 'spec', 'initContainers', 'ports'], 'containerPort'],
-    [['spec', 'ports'], 'port'],
-    [['spec', 'ingress', 'ports'], undefined],
-    [['status', 'conditions'], 'type'],
-    [['spec', 'imagePullSecrets'], 'name'],
-    [['metadata', 'ownerReferences'], 'uid'],
-    [['spec', 'template', 'metadata', 'ownerReferences'], 'uid'],
-    [['spec', 'schedulingGates'], 'name'],
-    [['spec', 'tolerations'], undefined],
-    [['spec', 'hostAliases'], 'ip'],
-    [['spec', 'topologySpreadConstraints'], 'topologyKey'],
-    [['metadata', 'finalizers'], MERGE_AS_SET],
-    [['spec', 'finalizers'], undefined],
-    [['spec', 'containers', 'args'], undefined],
-    [[], undefined],
-  ];
-  for (const [path, key] of cases) {
-    test(`${path.join('.') || '<root>'} -> ${key}`, () => expect(coreMergeKeys(path)).toBe(key));
-  }
-});
 
 test.describe('strategicMergePatch', () => {
   test("kubectl's client-side apply patch updates the image and keeps everything else", () => {
@@ -349,56 +296,6 @@ test.describe('strategicMergePatch', () => {
   });
 });
 
-test.describe('strategicMergePatch rejects malformed patches with 400 BadRequest', () => {
-  const cases: Array<[string, unknown, RegExp]> = [
-    ['a list as the whole patch', [{ op: 'add' }], /must be a JSON object, got array/],
-    ['a string as the whole patch', 'spec', /must be a JSON object, got string/],
-    ['null as the whole patch', null, /must be a JSON object, got null/],
-    ['an unknown $patch in a map', { spec: { strategy: { $patch: 'remove' } } }, /spec\.strategy: unknown "\$patch" value "remove"/],
-    ['a non-string $patch', { metadata: { $patch: 1 } }, /unknown "\$patch" value 1/],
-    [
-      'an unknown $patch in a list element',
-      { spec: { template: { spec: { containers: [{ name: 'web', $patch: 'drop' }] } } } },
-      /spec\.template\.spec\.containers: unknown "\$patch" value "drop"/,
-    ],
-    [
-      '$patch: delete without the merge key',
-      { spec: { template: { spec: { containers: [{ $patch: 'delete', image: 'nginx' }] } } } },
-      /lacks merge key "name"/,
-    ],
-    ['$patch: delete in an atomic list', { spec: { tolerations: [{ $patch: 'delete', key: 'a' }] } }, /needs a list that merges by key/],
-    [
-      'a keyed list element without its merge key',
-      { spec: { template: { spec: { containers: [{ image: 'nginx' }] } } } },
-      /does not contain merge key "name"/,
-    ],
-    ['a keyed list mixing objects and values', { spec: { template: { spec: { containers: [{ name: 'a' }, 'b'] } } } }, /mixes objects/],
-    ['$setElementOrder that is not a list', { spec: { '$setElementOrder/containers': { name: 'web' } } }, /\$setElementOrder\/containers must be a list/],
-    ['$retainKeys that is not a list', { spec: { strategy: { $retainKeys: 'type' } } }, /\$retainKeys must be a list/],
-    ['$retainKeys with non-names', { spec: { strategy: { $retainKeys: [1] } } }, /\$retainKeys must list field names/],
-    [
-      '$deleteFromPrimitiveList that is not a list',
-      { metadata: { '$deleteFromPrimitiveList/finalizers': 'example.com/a' } },
-      /\$deleteFromPrimitiveList\/finalizers must be a list/,
-    ],
-  ];
-  for (const [name, patch, message] of cases) {
-    test(name, () => {
-      let thrown: unknown;
-      try {
-        strategicMergePatch(deployment([web]), patch, coreMergeKeys);
-      } catch (err) {
-        thrown = err;
-      }
-      expect(thrown).toBeInstanceOf(ApiError);
-      const error = thrown as ApiError;
-      expect(error.code).toBe(400);
-      expect(error.toStatus()).toMatchObject({ kind: 'Status', status: 'Failure', reason: 'BadRequest', code: 400 });
-      expect(error.message).toMatch(message);
-    });
-  }
-});
-
 /** Paths of every `$patch`, `$retainKeys`, `$setElementOrder/…` or `$deleteFromPrimitiveList/…` key. */
 function directivesIn(value: unknown, at = ''): string[] {
   if (Array.isArray(value)) return value.flatMap((v, i) => directivesIn(v, `${at}[${i}]`));
@@ -407,12 +304,4 @@ function directivesIn(value: unknown, at = ''): string[] {
     ...(/^\$(patch$|retainKeys$|setElementOrder\/|deleteFromPrimitiveList\/)/.test(k) ? [`${at}.${k}`] : []),
     ...directivesIn(v, `${at}.${k}`),
   ]);
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const child of Object.values(value)) deepFreeze(child);
-    Object.freeze(value);
-  }
-  return value;
 }
