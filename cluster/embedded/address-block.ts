@@ -43,3 +43,39 @@ function listen(host: string): Promise<Server | undefined> {
     server.listen(CLAIM_PORT, host, () => resolve(server));
   });
 }
+
+/**
+ * Addresses of a cluster's block handed out in turn from one part of it: third octets
+ * `thirds.first` onwards (`thirds.count` of them), fourth octets likewise. An address is taken
+ * until released; the turn goes on past it, so a released address is not reused at once.
+ */
+export class AddressRange {
+  private next = 0;
+  private readonly taken = new Set<string>();
+
+  constructor(
+    private readonly octet: number,
+    /** What the addresses are for, in the error when the range is exhausted. */
+    private readonly purpose: string,
+    private readonly thirds: { first: number; count: number },
+    private readonly fourths: { first: number; count: number },
+  ) {}
+
+  allocate(): string {
+    const size = this.thirds.count * this.fourths.count;
+    for (let tries = 0; tries < size; tries++) {
+      const n = this.next++ % size;
+      const ip = `127.${this.octet}.${this.thirds.first + Math.floor(n / this.fourths.count)}.${this.fourths.first + (n % this.fourths.count)}`;
+      if (!this.taken.has(ip)) {
+        this.taken.add(ip);
+        return ip;
+      }
+    }
+    const last = this.thirds.first + this.thirds.count - 1;
+    throw new Error(`${this.purpose} IP range 127.${this.octet}.${this.thirds.first}.0-127.${this.octet}.${last}.255 exhausted`);
+  }
+
+  release(ip: string): void {
+    this.taken.delete(ip);
+  }
+}

@@ -116,19 +116,18 @@ function v1alpha1Version(version: AgentSandboxVersion, options: { storage: boole
 
 /** The Sandbox CRD as release `version` installs it. */
 export function sandboxCrd(version: AgentSandboxVersion): KubeObject {
-  const names = { kind: 'Sandbox', listKind: 'SandboxList', plural: 'sandboxes', singular: 'sandbox', shortNames: ['sandbox'] };
-  const base = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: SANDBOX_CRD_NAME } };
-  if (version === 'v0.4.6') {
-    return {
-      ...base,
-      spec: {
-        group: GROUP,
-        names,
-        scope: 'Namespaced',
-        versions: [v1alpha1Version(version, { storage: true })],
-      },
-    };
-  }
+  const crd = (spec: Record<string, unknown>): KubeObject => ({
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: SANDBOX_CRD_NAME },
+    spec: {
+      group: GROUP,
+      names: { kind: 'Sandbox', listKind: 'SandboxList', plural: 'sandboxes', singular: 'sandbox', shortNames: ['sandbox'] },
+      scope: 'Namespaced',
+      ...spec,
+    },
+  });
+  if (version === 'v0.4.6') return crd({ versions: [v1alpha1Version(version, { storage: true })] });
   const later = version !== 'v0.5.0';
   const v1beta1 = {
     name: 'v1beta1',
@@ -148,22 +147,16 @@ export function sandboxCrd(version: AgentSandboxVersion): KubeObject {
       : {}),
   };
   const v1alpha1 = { ...v1alpha1Version(version, { storage: false }), deprecated: true, deprecationWarning: V1ALPHA1_DEPRECATION_WARNING };
-  return {
-    ...base,
-    spec: {
-      group: GROUP,
-      names,
-      scope: 'Namespaced',
-      versions: [v1beta1, v1alpha1],
-      conversion: {
-        strategy: 'Webhook',
-        webhook: {
-          conversionReviewVersions: ['v1', 'v1beta1'],
-          clientConfig: { service: { namespace: AGENT_SANDBOX_WEBHOOK.namespace, name: AGENT_SANDBOX_WEBHOOK.name, path: AGENT_SANDBOX_WEBHOOK.path, port: 443 } },
-        },
+  return crd({
+    versions: [v1beta1, v1alpha1],
+    conversion: {
+      strategy: 'Webhook',
+      webhook: {
+        conversionReviewVersions: ['v1', 'v1beta1'],
+        clientConfig: { service: { namespace: AGENT_SANDBOX_WEBHOOK.namespace, name: AGENT_SANDBOX_WEBHOOK.name, path: AGENT_SANDBOX_WEBHOOK.path, port: 443 } },
       },
     },
-  };
+  });
 }
 
 /** The namespace the release manifests install the controller into. */

@@ -8,6 +8,7 @@ import { ContainerLog } from './container-logs.ts';
 import { fieldPathOf, freshRun, type ContainerRun, type ContainerSpec, type ContainerState } from './container-run.ts';
 import type { EventRecorder } from './event-recorder.ts';
 import { resolveCommand, type ImageCatalog } from './images.ts';
+import { oncePerTurn } from './once-per-turn.ts';
 import { podPhase, PodStatus } from './pod-status.ts';
 import { RunningProcess, StartError, type ProcessSpec } from './process-runtime.ts';
 import { probeReadiness } from './readiness-probe.ts';
@@ -40,8 +41,9 @@ export class PodWorker {
   private phaseOverride?: 'Failed' | 'Succeeded';
   private initialized = false;
   private configError?: string;
-  private statusQueued = false;
   private readonly stopped = new AbortController();
+  /** Writes the status on a later turn, once for every change made before then. */
+  private readonly queueStatus = oncePerTurn(() => this.writeStatus(), () => this.killed);
   private killTimer?: NodeJS.Timeout;
   private killAt = Infinity;
   readonly done: Promise<void>;
@@ -285,15 +287,6 @@ export class PodWorker {
     if (!keepLast && 'running' in state && 'terminated' in run.state) run.lastState = run.state;
     run.state = state;
     this.queueStatus();
-  }
-
-  private queueStatus(): void {
-    if (this.statusQueued || this.killed) return;
-    this.statusQueued = true;
-    setImmediate(() => {
-      this.statusQueued = false;
-      if (!this.killed) this.writeStatus();
-    });
   }
 
   private phase(): string {

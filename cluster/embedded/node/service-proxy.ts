@@ -2,6 +2,7 @@ import net from 'node:net';
 import type { ObjectApi } from '../registry/object-api.ts';
 import type { StoreEvent } from '../store/object-store.ts';
 import { isPlainObject, type KubeObject } from '../types.ts';
+import { oncePerTurn } from './once-per-turn.ts';
 
 const ENDPOINTS_KEY = 'endpoints';
 const ENDPOINTSLICES_KEY = 'endpointslices.discovery.k8s.io';
@@ -41,14 +42,8 @@ interface Entry {
   state: 'binding' | 'listening' | 'failed';
 }
 
-interface Desired {
-  namespace: string;
-  service: string;
-  portName: string;
-  clusterIP: string;
-  port: number;
-  backends: Backend[];
-}
+/** What should listen for one Service port. */
+type Desired = Omit<ProxyListener, 'listening'>;
 
 /**
  * kube-proxy for the embedded cluster, in user space: every TCP port of every ClusterIP Service
@@ -66,9 +61,10 @@ export class ServiceProxy {
   /** Every proxied connection, client side and backend side. */
   private readonly sockets = new Set<net.Socket>();
   private unsubscribe?: () => void;
-  private scheduled = false;
   private retryTimer?: NodeJS.Timeout;
   private stopped = false;
+  /** Changes are applied on a later turn, once per burst of events. */
+  private readonly schedule = oncePerTurn(() => this.sync(), () => this.stopped);
 
   constructor(private readonly api: ObjectApi) {}
 
@@ -97,16 +93,6 @@ export class ServiceProxy {
 
   private observe(event: StoreEvent): void {
     if (event.resource === 'services' || event.resource === ENDPOINTS_KEY || event.resource === ENDPOINTSLICES_KEY) this.schedule();
-  }
-
-  /** Changes are applied on a later turn, once per burst of events. */
-  private schedule(): void {
-    if (this.scheduled || this.stopped) return;
-    this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      if (!this.stopped) this.sync();
-    });
   }
 
   private sync(): void {

@@ -1,3 +1,4 @@
+import { AddressRange } from '../../address-block.ts';
 import { causes } from '../../errors.ts';
 import { isPlainObject, type KubeObject } from '../../types.ts';
 import type { ResourceStrategy } from '../resource-type.ts';
@@ -9,26 +10,9 @@ type ServicePort = { name?: string; port?: number; targetPort?: number | string;
  * 127.N.254.254), so the Service proxy can listen on them without network privileges and two
  * clusters on one machine never share an address.
  */
-export class ClusterIpAllocator {
-  private next = 0;
-  private readonly taken = new Set<string>();
-
-  constructor(private readonly octet: number) {}
-
-  allocate(): string {
-    for (let tries = 0; tries < 55 * 254; tries++) {
-      const n = this.next++ % (55 * 254);
-      const ip = `127.${this.octet}.${200 + Math.floor(n / 254)}.${(n % 254) + 1}`;
-      if (!this.taken.has(ip)) {
-        this.taken.add(ip);
-        return ip;
-      }
-    }
-    throw new Error(`service IP range 127.${this.octet}.200.0-127.${this.octet}.254.255 exhausted`);
-  }
-
-  release(ip: string): void {
-    this.taken.delete(ip);
+export class ClusterIpAllocator extends AddressRange {
+  constructor(octet: number) {
+    super(octet, 'service', { first: 200, count: 55 }, { first: 1, count: 254 });
   }
 }
 
