@@ -38,7 +38,8 @@ import { KindProvider, type KindProviderOptions } from './kind-provider.ts';
 
 export type StubTool = 'kind' | 'docker' | 'kubectl';
 
-const PRELUDE = `{ printf "%s" "\${0##*/}"; for a in "$@"; do printf ' %s' "$a"; done; printf '\\n'; } >> "$STUB_LOG"
+// One write per line (a pipeline runs two stubs at once; O_APPEND keeps single writes whole).
+const PRELUDE = `stub_line="\${0##*/}"; for a in "$@"; do stub_line+=" $a"; done; printf '%s\\n' "$stub_line" >> "$STUB_LOG"
 flag() { local want="$1"; shift; while [ $# -gt 0 ]; do if [ "$1" = "$want" ]; then printf '%s' "$2"; return; fi; shift; done; }
 hang() { read -r -t 600 _ <> <(:); exit 1; }
 if [ -n "$STUB_HANG" ] && [[ "\${0##*/} $*" == "$STUB_HANG"* ]]; then hang; fi
