@@ -3,7 +3,7 @@
  * operator can act on, and leaves nothing half-created (objects are listed after each one).
  */
 import * as k8s from '@kubernetes/client-node';
-import type { SandboxSpec } from '../compute-driver.ts';
+import type { SandboxRequest as SandboxSpec } from '../gateway/gateway.ts';
 import { MAIN, NAMESPACE, driverError, expect, leftovers, namespaceNames, pods, test } from './test-kit.ts';
 
 const NO_API = 'no supported Agent Sandbox API version is available; tried v1beta1, v1alpha1';

@@ -89,8 +89,9 @@ export class KubernetesDriver implements ComputeDriver {
     return this.call('create', options, async (ctx) => {
       const spec = this.check(sandbox);
       ctx.call.subject = `sandbox ${sandbox.id}`;
-      const cr = await this.gated(ctx, sandbox.id, () => createSandbox(ctx, sandbox.id, spec));
-      this.completeInBackground(cr, 'create');
+      // The completion starts inside the gated work: once the generation is released it follows
+      // even when this call's caller has just stopped waiting.
+      await this.gated(ctx, sandbox.id, async () => this.completeInBackground(await createSandbox(ctx, sandbox.id, spec), 'create'));
     });
   }
 
@@ -125,8 +126,7 @@ export class KubernetesDriver implements ComputeDriver {
       ctx.call.enter('reading the Sandbox');
       const cr = await ctx.findSandbox(request.sandboxId);
       ctx.call.subject = `sandbox ${request.sandboxId}`;
-      const started = await this.gated(ctx, request.sandboxId, async () => startSandbox(ctx, (await ctx.kube.get(ctx.ref(cr))) ?? cr, request.generationId));
-      this.completeInBackground(started, 'restart');
+      await this.gated(ctx, request.sandboxId, async () => this.completeInBackground(await startSandbox(ctx, (await ctx.kube.get(ctx.ref(cr))) ?? cr, request.generationId), 'restart'));
     });
   }
 
@@ -187,7 +187,13 @@ export class KubernetesDriver implements ComputeDriver {
             signal.removeEventListener('abort', onAbort);
             resolve();
           })
-          .then((r) => (request = r), () => resolve());
+          .then(
+            (r) => {
+              request = r;
+              if (signal.aborted) r.abort(); // aborted while the watch was opening
+            },
+            () => resolve(),
+          );
       });
     }
   }

@@ -86,7 +86,7 @@ test.describe('stop order', () => {
   test('suspend-first (the #3421 defect): supervisor SIGKILLed with 137, stop times out, the order check fails', async ({ lab }) => {
     const cluster = await lab.cluster();
     const d = lab.driver(cluster, { variant: 'suspend-first', supervisorGraceSeconds: 3, apiHeadroomSeconds: 2 });
-    expect((await d.capabilities()).variant).toBe('suspend-first');
+    expect((await d.capabilities()).driverVersion).toBe('0.2.0+suspend-first');
     const sb = await d.create({ name: 'demo', command: MAIN });
     const { supervisorPod, workloadPod } = sb.objects;
     const timeline = lab.timeline(cluster);

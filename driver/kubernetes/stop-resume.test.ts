@@ -5,7 +5,6 @@
  * abandoned driver would have written, step by step, and then stopping there.
  */
 import type { EmbeddedCluster } from '../../cluster/embedded/cluster.ts';
-import type { DriverSandbox } from '../compute-driver.ts';
 import { ANNOTATION } from './names.ts';
 import { operatingSpec } from './render.ts';
 import {
@@ -22,6 +21,7 @@ import {
   terminating,
   test,
 } from './test-kit.ts';
+import type { SandboxNames } from './test-kit.ts';
 
 type CrashPhase = 'releasing' | 'suspending';
 
@@ -42,7 +42,7 @@ function exists(cluster: EmbeddedCluster, name: string): boolean {
  * `suspending` also the supervisor deleted (uid precondition) and gone, then the suspension
  * patch. A finalizer holds the terminating workload Pod so that the fresh driver meets it.
  */
-async function abandonStopIn(cluster: EmbeddedCluster, phase: CrashPhase, names: DriverSandbox['objects']): Promise<void> {
+async function abandonStopIn(cluster: EmbeddedCluster, phase: CrashPhase, names: SandboxNames): Promise<void> {
   const crs = sandboxes(cluster, NAMESPACE);
   cluster.api.patch(crs, names.sandbox, 'merge', { metadata: { annotations: stopAnnotations('releasing') } });
   if (phase === 'releasing') return;
