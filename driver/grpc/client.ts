@@ -225,7 +225,7 @@ export class GrpcDriverClient implements ComputeDriver {
         if (TRANSPORT_FAILURE.test(error.details)) return new DriverError('UNAVAILABLE', `lost the connection to the compute driver on ${this.socketPath}: ${error.details}`);
         return new DriverError('UNAVAILABLE', error.details);
       case grpc.status.DEADLINE_EXCEEDED:
-        if (error.details !== 'Deadline exceeded') return new DriverError('DEADLINE_EXCEEDED', error.details);
+        if (!/^Deadline exceeded\b/.test(error.details)) return new DriverError('DEADLINE_EXCEEDED', error.details);
         return new DriverError('DEADLINE_EXCEEDED', `${rpc} did not finish: the compute driver on ${this.socketPath} did not answer within the call's deadline${deadline === undefined ? '' : ` (${new Date(deadline).toISOString()})`}`);
     }
     const code = driverCodeOf(error.code);

@@ -190,11 +190,11 @@ async function rawCall(socket: string, path: string, frame: Buffer): Promise<{ s
 
 test('a malformed message is refused with INTERNAL and never reaches the driver', async () => {
   const { driver, server } = await setUp();
-  // A length-prefixed frame whose body claims field 1 is a 100-byte string but ends after 2 bytes.
-  const body = Buffer.from([0x0a, 0x64, 0x61, 0x62]);
+  // A length-prefixed frame whose body starts with field 1 in wire type 7, which protobuf does not have.
+  const body = Buffer.from([0x0f, 0x00, 0x00]);
   const frame = Buffer.concat([Buffer.from([0]), Buffer.from(new Uint8Array(new Uint32Array([body.length]).buffer).reverse()), body]);
   const answer = await rawCall(server.socketPath, '/openshell.compute.v1.ComputeDriver/GetSandbox', frame);
-  expect(answer.status).toBe('13'); // INTERNAL
+  expect(answer, JSON.stringify(answer)).toMatchObject({ status: '13' }); // INTERNAL
   expect(answer.message).toMatch(/deserializ|parse/i);
   expect(driver.calls).toEqual([]);
 });
@@ -232,7 +232,7 @@ test('a peer that disconnects mid-stream: the server ends the driver watch and k
   const emit = await driver.watchStarted.promise;
   emit({ type: 'deleted', sandboxId: 'x' });
   expect(server.activeWatches()).toBe(1);
-  session.socket.destroy();
+  session.destroy(); // the connection goes, mid-stream, with no RST_STREAM for the call
   await expect(driver.watchEnded.promise).resolves.toBe('aborted');
   await expect.poll(() => server.activeWatches()).toBe(0);
 });

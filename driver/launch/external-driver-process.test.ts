@@ -34,7 +34,7 @@ test('a driver that exits before serving: a clear error with its output, and not
     () => undefined,
     (e: Error) => e,
   );
-  expect(error?.message).toMatch(/^the external driver exited before it served GetCapabilities on (\S+)\/driver\.sock \(exit 1\): error: kubeconfig .* does not exist$/);
+  expect(error?.message).toMatch(/^the external driver exited before it served GetCapabilities on (\S+)\/driver\.sock \(exit 1\): error: cannot load the default kubeconfig \(\$KUBECONFIG or ~\/\.kube\/config\): ENOENT: .*no-such-kubeconfig'$/);
   const socketDir = /on (\S+)\/driver\.sock/.exec(error!.message)![1];
   expect(existsSync(socketDir)).toBe(false);
 });
