@@ -67,6 +67,14 @@ function compact<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
 
+/**
+ * For sending: also drops '' and false, as proto3 sends no scalar at its default (every other
+ * implementation leaves them out too; the few `optional` fields are set apart from it).
+ */
+function sparse<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== '' && v !== false)) as T;
+}
+
 /** proto3 maps cannot tell {} from absent; absent is every map's default here. */
 function map(value: Record<string, string> | undefined): Record<string, string> | undefined {
   return value && Object.keys(value).length ? { ...value } : undefined;
@@ -80,7 +88,8 @@ function encodeTimestamp(iso: string | undefined): Wire | undefined {
   if (iso === undefined) return undefined;
   const ms = Date.parse(iso);
   if (Number.isNaN(ms)) return undefined;
-  return { seconds: Math.floor(ms / 1000), nanos: (ms % 1000) * 1_000_000 };
+  const nanos = (((ms % 1000) + 1000) % 1000) * 1_000_000;
+  return { seconds: Math.floor(ms / 1000), ...(nanos && { nanos }) };
 }
 
 function decodeTimestamp(wire: Wire | undefined): string | undefined {
@@ -131,14 +140,14 @@ export function decodeStruct(wire: Wire | undefined): JsonObject | undefined {
 
 export function encodeCapabilities(c: DriverCapabilities): Wire {
   const r = c.resourceCapabilities;
-  return compact({
+  return sparse({
     driver_name: c.driverName,
     driver_version: c.driverVersion,
     default_image: c.defaultImage,
     gateway_manages_lifecycle: c.gatewayManagesLifecycle,
     supports_sandbox_authentication: c.supportsSandboxAuthentication,
     driver_reports_runtime_readiness: c.driverReportsRuntimeReadiness,
-    resource_capabilities: r && compact({
+    resource_capabilities: r && sparse({
       cpu: r.cpu && { limit_supported: r.cpu.limitSupported },
       memory: r.memory && { limit_supported: r.memory.limitSupported },
       gpu: r.gpu && { default_selection_supported: r.gpu.defaultSelectionSupported, count_selection_supported: r.gpu.countSelectionSupported },
@@ -169,7 +178,7 @@ export function decodeCapabilities(w: Wire): DriverCapabilities {
 
 export function encodeListenerRequirement(r: GatewayListenerRequirement): Wire {
   const s = r.selector;
-  return compact({
+  return sparse({
     reason: r.reason,
     exact_bind_address: s?.kind === 'exactBindAddress' ? { address: s.address, allow_delayed_bind: s.allowDelayedBind } : undefined,
     default_route_interface: s?.kind === 'defaultRouteInterface' ? {} : undefined,
@@ -194,16 +203,17 @@ export function decodeListenerRequirement(w: Wire): GatewayListenerRequirement {
 
 function encodeTemplate(t: DriverSandboxTemplate | undefined): Wire | undefined {
   if (!t) return undefined;
-  return compact({
+  const wire = sparse({
     image: t.image,
     agent_socket_path: t.agentSocketPath,
     labels: map(t.labels),
     environment: map(t.environment),
-    resources: t.resources && compact({ gpu: t.resources.gpu && compact({ count: t.resources.gpu.count }) }),
+    resources: t.resources && sparse({ gpu: t.resources.gpu && sparse({ count: t.resources.gpu.count }) }),
     platform_config: encodeStruct(t.platformConfig),
     driver_config: encodeStruct(t.driverConfig),
-    user_namespaces: t.userNamespaces,
   });
+  // `optional`: false is a value of its own, so it is sent.
+  return t.userNamespaces === undefined ? wire : { ...wire, user_namespaces: t.userNamespaces };
 }
 
 function decodeTemplate(w: Wire | undefined): DriverSandboxTemplate | undefined {
@@ -223,12 +233,12 @@ function decodeTemplate(w: Wire | undefined): DriverSandboxTemplate | undefined 
 export function encodeSpec(s: DriverSandboxSpec | undefined): Wire | undefined {
   if (!s) return undefined;
   const r = s.resourceRequirements;
-  return compact({
+  return sparse({
     log_level: s.logLevel,
     environment: map(s.environment),
     template: encodeTemplate(s.template),
     policy: bytes(s.policy),
-    resource_requirements: r && compact({ cpu_request: r.cpuRequest, cpu_limit: r.cpuLimit, memory_request: r.memoryRequest, memory_limit: r.memoryLimit }),
+    resource_requirements: r && sparse({ cpu_request: r.cpuRequest, cpu_limit: r.cpuLimit, memory_request: r.memoryRequest, memory_limit: r.memoryLimit }),
     sandbox_token: s.sandboxToken,
     command: s.command,
     tty: s.tty,
@@ -257,7 +267,7 @@ export function decodeSpec(w: Wire | undefined): DriverSandboxSpec | undefined {
 }
 
 function encodeCondition(c: DriverCondition): Wire {
-  return compact({ type: c.type, status: c.status, reason: c.reason, message: c.message, transition_time: encodeTimestamp(c.transitionTime) });
+  return sparse({ type: c.type, status: c.status, reason: c.reason, message: c.message, transition_time: encodeTimestamp(c.transitionTime) });
 }
 
 function decodeCondition(w: Wire): DriverCondition {
@@ -266,7 +276,7 @@ function decodeCondition(w: Wire): DriverCondition {
 
 function encodeStatus(s: DriverSandboxStatus | undefined): Wire | undefined {
   if (!s) return undefined;
-  return compact({ name: s.name, instance_id: s.instanceId, agent_fd: s.agentFd, sandbox_fd: s.sandboxFd, conditions: s.conditions.map(encodeCondition), deleting: s.deleting });
+  return sparse({ name: s.name, instance_id: s.instanceId, agent_fd: s.agentFd, sandbox_fd: s.sandboxFd, conditions: s.conditions.map(encodeCondition), deleting: s.deleting });
 }
 
 function decodeStatus(w: Wire | undefined): DriverSandboxStatus | undefined {
@@ -275,7 +285,7 @@ function decodeStatus(w: Wire | undefined): DriverSandboxStatus | undefined {
 }
 
 export function encodeSandbox(s: DriverSandbox): Wire {
-  return compact({ id: s.id, name: s.name, namespace: s.namespace, spec: encodeSpec(s.spec), status: encodeStatus(s.status), workspace: s.workspace });
+  return sparse({ id: s.id, name: s.name, namespace: s.namespace, spec: encodeSpec(s.spec), status: encodeStatus(s.status), workspace: s.workspace });
 }
 
 export function decodeSandbox(w: Wire | undefined): DriverSandbox {
@@ -292,7 +302,7 @@ export function decodeSandbox(w: Wire | undefined): DriverSandbox {
 // ---- watch events ---------------------------------------------------------------------------
 
 function encodePlatformEvent(e: DriverPlatformEvent): Wire {
-  return compact({ event_time: encodeTimestamp(e.eventTime), source: e.source, type: e.type, reason: e.reason, message: e.message, metadata: map(e.metadata) });
+  return sparse({ event_time: encodeTimestamp(e.eventTime), source: e.source, type: e.type, reason: e.reason, message: e.message, metadata: map(e.metadata) });
 }
 
 function decodePlatformEvent(w: Wire | undefined): DriverPlatformEvent {
