@@ -28,7 +28,7 @@ export const READY = [condition('Ready', 'True', 'DependenciesReady')];
 export const STOPPED = [condition('Ready', 'False', 'SandboxSuspended'), condition('Suspended', 'True', 'SandboxSuspended')];
 
 export class FakeDriver implements ComputeDriver {
-  readonly sandboxes = new Map<string, DriverSandbox>();
+  sandboxes = new Map<string, DriverSandbox>();
   readonly calls: { method: string; arg?: unknown }[] = [];
   failure?: unknown;
   caps: DriverCapabilities = {
