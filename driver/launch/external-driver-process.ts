@@ -78,7 +78,7 @@ export class ExternalDriverProcess {
     // Its own process group, so a crash (SIGKILL) takes the whole command (npm, sh, node…) at once.
     const spawn = { reject: false, stdin: 'ignore', buffer: false, detached: true, env } as const;
     const child = command.shell
-      ? execa('/bin/sh', ['-c', `${command.argv[0]} "$@"`, 'sh', '--bind-socket', socket], spawn)
+      ? execa('sh', ['-c', `${command.argv[0]} "$@"`, 'sh', '--bind-socket', socket], spawn)
       : execa(command.argv[0], [...command.argv.slice(1), '--bind-socket', socket], spawn);
     let output = '';
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
