@@ -49,13 +49,13 @@ test('the phase is derived from conditions and deleting, with the transition the
   expect(derivePhase(snapshot([['Ready', 'True']]), 'delete')).toBe('Deleting');
 });
 
-test('create mints the id, ensures the workspace, validates, creates, and resolves once the watch shows Ready', async () => {
+test('create mints the id, validates, ensures the workspace, creates, and resolves once the watch shows Ready', async () => {
   const driver = new FakeDriver();
   const g = gateway(driver);
   const created = await g.create({ name: 'demo', workspace: 'team', command: ['sleep', '1'], workloadGraceSeconds: 3 });
   expect(created).toMatchObject({ name: 'demo', workspace: 'team', phase: 'Ready' });
   expect(created.id).toMatch(/^[0-9a-f]{16}$/);
-  expect(driver.calls.filter((c) => c.method !== 'getSandbox' && c.method !== 'watchSandboxes').map((c) => c.method)).toEqual(['ensureWorkspace', 'validateSandboxCreate', 'createSandbox']);
+  expect(driver.calls.filter((c) => c.method !== 'getSandbox' && c.method !== 'watchSandboxes').map((c) => c.method)).toEqual(['validateSandboxCreate', 'ensureWorkspace', 'createSandbox']);
   expect(driver.calls.find((c) => c.method === 'createSandbox')?.arg).toStrictEqual({
     id: created.id,
     name: 'demo',

@@ -81,27 +81,27 @@ export class Gateway {
     return this.run('capabilities', options, undefined, (call, feed) => feed.client.getCapabilities(call.options));
   }
 
-  /** ValidateSandboxCreate only. */
+  /** ValidateSandboxCreate only (with an id minted as for a create). */
   validate(request: SandboxRequest, options?: CallOptions): Promise<void> {
     return this.run('validate', options, undefined, async (call, feed) => {
       call.enter('ValidateSandboxCreate');
-      await feed.client.validateSandboxCreate(this.driverSandbox('', request), call.options);
+      await feed.client.validateSandboxCreate(this.driverSandbox(randomBytes(8).toString('hex'), request), call.options);
     });
   }
 
-  /** Mints the id, EnsureWorkspace, ValidateSandboxCreate, CreateSandbox; resolves once the sandbox is Ready. */
+  /** Mints the id, ValidateSandboxCreate, EnsureWorkspace, CreateSandbox; resolves once the sandbox is Ready. */
   create(request: SandboxRequest, options?: CallOptions): Promise<Sandbox> {
     const id = randomBytes(8).toString('hex');
     return this.run('create', options, id, async (call, feed) => {
       const sandbox = this.driverSandbox(id, request);
+      call.enter('ValidateSandboxCreate');
+      await feed.client.validateSandboxCreate(sandbox, call.options);
       if (sandbox.workspace) {
         call.enter('EnsureWorkspace');
         await feed.client.ensureWorkspace(sandbox.workspace, call.options).catch((error) => {
           if (!(error instanceof DriverError && error.code === 'UNIMPLEMENTED')) throw error; // as OpenShell's gateway: UNIMPLEMENTED is success
         });
       }
-      call.enter('ValidateSandboxCreate');
-      await feed.client.validateSandboxCreate(sandbox, call.options);
       return this.transition(id, 'create', async () => {
         call.enter('CreateSandbox');
         await feed.client.createSandbox(sandbox, call.options);

@@ -264,9 +264,9 @@ test('driver client commands go through the gateway, print JSON, and errors as "
   const created = await execa(TSX, [DRIVER_SCRIPT, '--output', 'json', 'create', 'demo', '--workspace', 'team-b', '--env', 'A=1=2', '--supervisor-grace', '7', '--', 'sh', '-c', 'sleep 1'], { cwd: ROOT, reject: false, env: { OPENSHELL_COMPUTE_DRIVER_SOCKET: server.socketPath } });
   expect(created.exitCode, created.stderr).toBe(0);
   expect(JSON.parse(created.stdout)).toMatchObject({ name: 'demo', workspace: 'team-b', phase: 'Ready' });
-  // The gateway minted the id, ensured the workspace, validated, then created.
+  // The gateway minted the id, validated, ensured the workspace, then created.
   const creates = driver.calls.filter((c) => ['ensureWorkspace', 'validateSandboxCreate', 'createSandbox'].includes(c.method));
-  expect(creates.map((c) => c.method)).toEqual(['ensureWorkspace', 'validateSandboxCreate', 'createSandbox']);
+  expect(creates.map((c) => c.method)).toEqual(['validateSandboxCreate', 'ensureWorkspace', 'createSandbox']);
   expect(creates[2].arg).toStrictEqual({
     id: JSON.parse(created.stdout).id,
     name: 'demo',

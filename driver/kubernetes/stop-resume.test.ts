@@ -20,6 +20,7 @@ import {
   suspendedSpec,
   terminating,
   test,
+  bootstrapping,
 } from './test-kit.ts';
 import type { SandboxNames } from './test-kit.ts';
 
@@ -68,7 +69,7 @@ test.describe('resuming an abandoned stop', () => {
         await abandonStopIn(cluster, phase, sb.objects);
 
         const fresh = lab.driver(cluster);
-        expect((await fresh.get(sb.id)).phase).toBe('Stopping');
+        expect(bootstrapping(await fresh.get(sb.id))).toEqual({ phase: 'Provisioning', Bootstrapping: 'True', Ready: 'False' });
         const joinedAt = cluster.store.currentRevision();
         const finishing = entry === 'stop' ? fresh.stop(sb.id) : fresh.reconcile();
         if (phase === 'suspending') {

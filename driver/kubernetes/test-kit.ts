@@ -491,3 +491,9 @@ export function setFinalizer(cluster: EmbeddedCluster, target: Target, name: str
   const others = (current.metadata.finalizers ?? []).filter((f) => f !== finalizer);
   cluster.api.patch(target, name, 'merge', { metadata: { finalizers: present ? [...others, finalizer] : others, resourceVersion: current.metadata.resourceVersion } });
 }
+
+/** The phase and the two conditions a sandbox in a transition shows. */
+export function bootstrapping(sandbox: Sandbox): { phase: SandboxPhase; Bootstrapping?: string; Ready?: string } {
+  const status = (type: string) => sandbox.conditions.find((c) => c.type === type)?.status;
+  return { phase: sandbox.phase, Bootstrapping: status('Bootstrapping'), Ready: status('Ready') };
+}
