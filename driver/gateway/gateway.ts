@@ -235,7 +235,9 @@ export class Gateway {
    * from before the call counts), then taking each watch snapshot as it arrives and asking
    * GetSandbox again whenever the watch stays silent for a poll interval.
    */
-  private async until(call: GatewayCall, feed: SnapshotFeed, id: string, wanted: 'Ready' | 'Stopped' | 'gone', stage: string): Promise<Sandbox> {
+  private async until(call: GatewayCall, feed: SnapshotFeed, id: string, wanted: 'Ready' | 'Stopped', stage: string): Promise<Sandbox>;
+  private async until(call: GatewayCall, feed: SnapshotFeed, id: string, wanted: 'gone', stage: string): Promise<undefined>;
+  private async until(call: GatewayCall, feed: SnapshotFeed, id: string, wanted: 'Ready' | 'Stopped' | 'gone', stage: string): Promise<Sandbox | undefined> {
     feed.open();
     call.enter(stage);
     let fromWatch = false;
@@ -246,8 +248,12 @@ export class Gateway {
         feed.record(id, sandbox);
       }
       const seen = feed.sighting(id)!;
-      const done = this.settled(seen.sandbox, wanted, id);
-      if (done) return done;
+      if (wanted === 'gone') {
+        if (!seen.sandbox) return undefined;
+      } else {
+        const done = this.settled(seen.sandbox, wanted, id);
+        if (done) return done;
+      }
       const at = seen.at;
       await feed.changed(this.options.pollIntervalMs ?? 1000, call.signal);
       const after = feed.sighting(id);
@@ -256,8 +262,7 @@ export class Gateway {
   }
 
   /** The sandbox once it shows `wanted`; undefined while it does not yet; throws when it never will. */
-  private settled(sandbox: DriverSandbox | undefined, wanted: 'Ready' | 'Stopped' | 'gone', id: string): Sandbox | undefined {
-    if (wanted === 'gone') return sandbox ? undefined : ({ id, phase: 'Deleting' } as Sandbox);
+  private settled(sandbox: DriverSandbox | undefined, wanted: 'Ready' | 'Stopped', id: string): Sandbox | undefined {
     if (!sandbox) throw new DriverError('NOT_FOUND', `sandbox ${id} was deleted while the gateway waited for it to become ${wanted}`);
     const observed = observedPhase(sandbox);
     if (observed === wanted) return this.view(sandbox);

@@ -3,7 +3,7 @@
  * operator can act on, and leaves nothing half-created (objects are listed after each one).
  */
 import * as k8s from '@kubernetes/client-node';
-import type { SandboxRequest as SandboxSpec } from '../gateway/gateway.ts';
+import type { SandboxRequest } from '../gateway/gateway.ts';
 import { MAIN, NAMESPACE, driverError, expect, leftovers, namespaceNames, pods, test } from './test-kit.ts';
 
 const NO_API = 'no supported Agent Sandbox API version is available; tried v1beta1, v1alpha1';
@@ -15,7 +15,7 @@ test.describe('bad input', () => {
     const d = lab.driver(cluster);
     const namespaces = namespaceNames(cluster);
     const a = (n: number) => 'a'.repeat(n);
-    const cases: [Partial<SandboxSpec>, string][] = [
+    const cases: [Partial<SandboxRequest>, string][] = [
       [{ name: 'Bad_Name' }, `name "Bad_Name" must be a DNS-1123 label`],
       [{ name: '-lead' }, `name "-lead" must be a DNS-1123 label`],
       [{ name: 'trail-' }, `name "trail-" must be a DNS-1123 label`],
@@ -30,7 +30,7 @@ test.describe('bad input', () => {
       [{ name: 'ok', workloadGraceSeconds: 1.5 }, 'driver_config.workloadTerminationGracePeriodSeconds must be a non-negative integer, got 1.5'],
     ];
     for (const [spec, message] of cases) {
-      const full = { command: MAIN, ...spec } as SandboxSpec;
+      const full = { command: MAIN, ...spec } as SandboxRequest;
       for (const call of [d.validate(full), d.create(full)]) {
         const error = await driverError(call);
         expect(error.code, JSON.stringify(spec)).toBe('INVALID_ARGUMENT');

@@ -1,4 +1,7 @@
 /**
+ * (One file past 400 lines on purpose: it is the one kit every test of the reference driver
+ * imports, and splitting it would only scatter what a test of this room needs.)
+ *
  * Shared setup for the reference driver's tests: an embedded cluster per test (with the fixture
  * images and Agent Sandbox), drivers with small grace periods, a timeline of watched object
  * changes ordered by resourceVersion, and a spy on the requests the driver sends. Order is
