@@ -12,8 +12,9 @@ import { performance } from 'node:perf_hooks';
 import { execa } from 'execa';
 import { sandboxApiVersion } from '../driver/agent-sandbox-api.ts';
 import { KubernetesDriver } from '../driver/kubernetes/kubernetes-driver.ts';
-import { LABEL, MANAGED_BY } from '../driver/kubernetes/names.ts';
+import { Gateway } from '../driver/gateway/gateway.ts';
 import { HARNESS_DRIVER_SETTINGS } from '../lanes/driver-settings.ts';
+import { OPENSHELL_ROLES } from '../lanes/openshell-roles.ts';
 import { TimelineRecorder } from '../timeline/collect/recorder.ts';
 import { fmt, machine, progressLog, renderTable, startBenchCluster, writeReport, type BenchOptions, type Row } from './common.ts';
 
@@ -24,7 +25,7 @@ async function timeLane(args: string[], reportDir: string): Promise<{ seconds: n
 }
 
 /** One create -> stop -> start -> delete cycle with the reference driver; milliseconds. */
-async function lifecycle(driver: KubernetesDriver, name: string): Promise<number> {
+async function lifecycle(driver: Gateway, name: string): Promise<number> {
   const started = performance.now();
   const sandbox = await driver.create({ name, command: ['sh', '-c', 'exec sleep 100000'] });
   await driver.stop(sandbox.id);
@@ -37,7 +38,8 @@ async function recorderOverhead(cycles: number, log: (line: string) => void): Pr
   const cluster = await startBenchCluster('v0.5.0');
   const kc = new k8s.KubeConfig();
   kc.loadFromString(cluster.kubeconfig());
-  const driver = new KubernetesDriver({ kubeconfig: kc, ...HARNESS_DRIVER_SETTINGS });
+  const reference = new KubernetesDriver({ kubeconfig: kc, ...HARNESS_DRIVER_SETTINGS });
+  const driver = new Gateway({ clients: [reference] });
   const without: number[] = [];
   const withRecorder: number[] = [];
   try {
@@ -46,13 +48,14 @@ async function recorderOverhead(cycles: number, log: (line: string) => void): Pr
       log(`recorder overhead: cycle ${i + 1}/${cycles} without recorder`);
       without.push(await lifecycle(driver, `plain-${i}`));
       log(`recorder overhead: cycle ${i + 1}/${cycles} with recorder`);
-      const recorder = new TimelineRecorder(kc, { namespace: HARNESS_DRIVER_SETTINGS.namespace, labelSelector: `${LABEL.managedBy}=${MANAGED_BY}`, sandboxApiVersion: sandboxApiVersion('v1beta1') });
+      const recorder = new TimelineRecorder(kc, { namespace: HARNESS_DRIVER_SETTINGS.namespace, roles: OPENSHELL_ROLES, sandboxApiVersion: sandboxApiVersion('v1beta1') });
       await recorder.start();
       withRecorder.push(await lifecycle(driver, `recorded-${i}`));
       recorder.stop();
     }
   } finally {
     await driver.close();
+    await reference.close();
     await cluster.stop();
   }
   return { without, withRecorder };

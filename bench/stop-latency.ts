@@ -24,9 +24,10 @@ import * as k8s from '@kubernetes/client-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EmbeddedCluster } from '../cluster/embedded/cluster.ts';
 import { sandboxApiVersion } from '../driver/agent-sandbox-api.ts';
-import type { DriverSandbox } from '../driver/compute-driver.ts';
+import { Gateway, type Sandbox } from '../driver/gateway/gateway.ts';
 import { KubernetesDriver } from '../driver/kubernetes/kubernetes-driver.ts';
-import { LABEL, MANAGED_BY } from '../driver/kubernetes/names.ts';
+import { sandboxObjectNames } from '../driver/kubernetes/names.ts';
+import { OPENSHELL_ROLES } from '../lanes/openshell-roles.ts';
 import { TimelineRecorder } from '../timeline/collect/recorder.ts';
 import { derive, type ObjectHistory } from '../timeline/derive/histories.ts';
 import type { StepEntry } from '../timeline/model.ts';
@@ -71,8 +72,11 @@ interface StopSample {
 }
 
 /** One timed stop; waits (untimed) until both Pods are gone so that their terminations are known. */
-async function measureStop(recorder: TimelineRecorder, driver: KubernetesDriver, sandbox: DriverSandbox): Promise<StopSample> {
-  const { supervisorPod, workloadPod, sandbox: cr } = sandbox.objects;
+async function measureStop(recorder: TimelineRecorder, driver: Gateway, sandbox: Sandbox): Promise<StopSample> {
+  // The reference driver's names: the Sandbox is named in its status, the workload Pod after it (Agent Sandbox's default).
+  const cr = sandbox.snapshot.status!.name;
+  const { supervisorPod } = sandboxObjectNames(sandbox.id, cr);
+  const workloadPod = cr;
   const title = `stop ${cr}`;
   // This stop's stretch of the recording starts with its begin step.
   const from = recorder.snapshot().entries.length;
@@ -150,7 +154,7 @@ function profile(label: string, samples: StopSample[]): ProfileResult {
   };
 }
 
-async function referenceProfile(recorder: TimelineRecorder, driver: KubernetesDriver, label: string, name: string, command: string[], sizes: Sizes, progress: (line: string) => void): Promise<ProfileResult> {
+async function referenceProfile(recorder: TimelineRecorder, driver: Gateway, label: string, name: string, command: string[], sizes: Sizes, progress: (line: string) => void): Promise<ProfileResult> {
   let sandbox = await driver.create({ name, command });
   const samples: StopSample[] = [];
   for (let i = 0; i < sizes.warmup + sizes.rounds; i++) {
@@ -163,7 +167,7 @@ async function referenceProfile(recorder: TimelineRecorder, driver: KubernetesDr
   return profile(label, samples);
 }
 
-async function defectProfile(recorder: TimelineRecorder, driver: KubernetesDriver, sizes: Sizes, progress: (line: string) => void): Promise<ProfileResult> {
+async function defectProfile(recorder: TimelineRecorder, driver: Gateway, sizes: Sizes, progress: (line: string) => void): Promise<ProfileResult> {
   const samples: StopSample[] = [];
   for (let i = 0; i < sizes.defectRounds; i++) {
     const sandbox = await driver.create({ name: `suspend-first-${i}`, command: FAST_MAIN });
@@ -194,15 +198,17 @@ export async function runStopBenchmark(options: BenchOptions): Promise<void> {
     const kubeconfig = new k8s.KubeConfig();
     kubeconfig.loadFromString(cluster.kubeconfig());
     // The drivers' default namespace, where both keep their sandboxes.
-    recorder = new TimelineRecorder(kubeconfig, { namespace: 'openshell', labelSelector: `${LABEL.managedBy}=${MANAGED_BY}`, sandboxApiVersion: sandboxApiVersion('v1beta1') });
+    recorder = new TimelineRecorder(kubeconfig, { namespace: 'openshell', roles: OPENSHELL_ROLES, sandboxApiVersion: sandboxApiVersion('v1beta1') });
     await recorder.start();
     // The reference driver with OpenShell's defaults (grace 30 s, headroom 30 s, its poll intervals).
     const reference = new KubernetesDriver({ kubeconfig, reconcileIntervalMs: 0 });
     const suspendFirst = new KubernetesDriver({ kubeconfig, reconcileIntervalMs: 0, variant: 'suspend-first', ...DEFECT });
     drivers.push(reference, suspendFirst);
-    fast = await referenceProfile(recorder, reference, 'reference, sleep main', 'reference', FAST_MAIN, sizes, progress);
-    slow = await referenceProfile(recorder, reference, 'reference, 1 s main', 'reference-slow', SLOW_MAIN, sizes, progress);
-    defect = await defectProfile(recorder, suspendFirst, sizes, progress);
+    const [referenceGateway, suspendFirstGateway] = [new Gateway({ clients: [reference] }), new Gateway({ clients: [suspendFirst] })];
+    fast = await referenceProfile(recorder, referenceGateway, 'reference, sleep main', 'reference', FAST_MAIN, sizes, progress);
+    slow = await referenceProfile(recorder, referenceGateway, 'reference, 1 s main', 'reference-slow', SLOW_MAIN, sizes, progress);
+    defect = await defectProfile(recorder, suspendFirstGateway, sizes, progress);
+    await Promise.all([referenceGateway.close(), suspendFirstGateway.close()]);
   } finally {
     progress('stopping the drivers and the cluster');
     recorder?.stop();

@@ -1,67 +1,135 @@
 /**
- * The compute driver contract: one interface, two transports (in-process and gRPC over a Unix
- * socket). Modelled on OpenShell's `openshell.compute.v1.ComputeDriver` service, reduced to
- * what a lifecycle-ordering harness exercises.
+ * The compute driver contract: OpenShell's `openshell.compute.v1.ComputeDriver`, one method per
+ * RPC, one type per message, as TypeScript. Two transports carry it (in process, and gRPC over a
+ * Unix socket: driver/grpc/). The caller mints sandbox ids; a driver reports no phase, only
+ * conditions and `deleting` (driver/gateway/ derives the phase, as OpenShell's gateway does).
+ * CreateSandbox and StartSandbox return once the generation is installed, StopSandbox once the
+ * sandbox is stopped; readiness arrives through WatchSandboxes / GetSandbox.
  */
 
-export type PublicPhase = 'Provisioning' | 'Ready' | 'Stopping' | 'Stopped' | 'Starting' | 'Deleting' | 'Error';
+/** A JSON value, as a `google.protobuf.Struct` carries it. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
 
-export interface DriverCondition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  reason?: string;
-  message?: string;
-  lastTransitionTime?: string;
-}
-
-export interface SandboxSpec {
-  /** DNS-1123 label, unique per workspace. */
-  name: string;
-  /** Workspace the sandbox belongs to; the driver's default when omitted. */
-  workspace?: string;
-  /** The sandbox's main command, run by the workload. */
-  command: string[];
-  environment?: Record<string, string>;
-  /** Overrides the driver's supervisor termination grace period for this sandbox. */
-  supervisorGraceSeconds?: number;
-  /** Overrides the workload's termination grace period. */
-  workloadGraceSeconds?: number;
-}
-
-export interface DriverSandbox {
-  id: string;
-  name: string;
-  workspace: string;
-  namespace: string;
-  phase: PublicPhase;
-  conditions: DriverCondition[];
-  deleting: boolean;
-  /** `kubernetes://<namespace>/<cr-uid>/<supervisor-pod-uid>` while a generation runs. */
-  runtimeIdentity?: string;
-  /** Names of the Kubernetes objects behind the sandbox, for evidence and checks. */
-  objects: { sandbox: string; workloadPod: string; supervisorPod: string; boundaryService: string; generation?: string; secrets: string[] };
+export interface ResourceCapabilities {
+  cpu?: { limitSupported: boolean };
+  memory?: { limitSupported: boolean };
+  gpu?: { defaultSelectionSupported: boolean; countSelectionSupported: boolean };
 }
 
 export interface DriverCapabilities {
   driverName: string;
   driverVersion: string;
-  /** The Agent Sandbox API version in use (`v1beta1`, `v1alpha1`). */
-  agentSandboxApiVersion: string;
-  workspaceMode: WorkspaceMode;
-  variant: DriverVariant;
+  defaultImage: string;
   gatewayManagesLifecycle: boolean;
+  /** False: AuthenticateSandbox and GetGatewayListenerRequirements answer UNIMPLEMENTED. */
+  supportsSandboxAuthentication: boolean;
+  /** False: the driver's Ready is the backend's; OpenShell's gateway then also waits for a supervisor session. */
+  driverReportsRuntimeReadiness: boolean;
+  resourceCapabilities?: ResourceCapabilities;
+  rootfsTarStagingDir?: string;
+  rootfsTarMaxBytes?: number;
 }
 
-export type WorkspaceMode = 'shared' | 'managed' | 'operator';
+export interface GatewayListenerRequirement {
+  reason: string;
+  selector?: { kind: 'exactBindAddress'; address: string; allowDelayedBind: boolean } | { kind: 'defaultRouteInterface' } | { kind: 'loopbackInterface' };
+}
+
+export interface DriverCondition {
+  type: string;
+  /** `True`, `False` or `Unknown`, as on Kubernetes conditions. */
+  status: string;
+  reason: string;
+  message: string;
+  /** RFC 3339, when the platform reports one. */
+  transitionTime?: string;
+}
+
+export interface DriverSandboxStatus {
+  /** The platform's name for the sandbox object. */
+  name: string;
+  instanceId: string;
+  agentFd: string;
+  sandboxFd: string;
+  conditions: DriverCondition[];
+  deleting: boolean;
+}
+
+export interface DriverSandboxTemplate {
+  image?: string;
+  agentSocketPath?: string;
+  labels?: Record<string, string>;
+  environment?: Record<string, string>;
+  resources?: { gpu?: { count?: number } };
+  platformConfig?: JsonObject;
+  /** Driver-specific settings; the reference driver's keys: see `DRIVER_CONFIG` in kubernetes/sandbox-spec.ts. */
+  driverConfig?: JsonObject;
+  userNamespaces?: boolean;
+}
+
+export interface DriverSandboxSpec {
+  logLevel?: string;
+  environment?: Record<string, string>;
+  template?: DriverSandboxTemplate;
+  /** `openshell.sandbox.v1.SandboxPolicy`, serialized; passed through unread. */
+  policy?: Uint8Array;
+  resourceRequirements?: { cpuRequest?: string; cpuLimit?: string; memoryRequest?: string; memoryLimit?: string };
+  /** Secret: never logged. */
+  sandboxToken?: string;
+  command?: string[];
+  tty?: boolean;
+  awaitMainProcessAttachment?: boolean;
+  workloadIdentity?: { user: string; group: string };
+  /** Secret: never logged. */
+  launchAuthentication?: Uint8Array;
+}
+
+export interface DriverSandbox {
+  /** Minted by the caller (the gateway); stable for the sandbox's life. */
+  id: string;
+  name: string;
+  namespace: string;
+  workspace: string;
+  spec?: DriverSandboxSpec;
+  status?: DriverSandboxStatus;
+}
+
+export interface DriverPlatformEvent {
+  eventTime?: string;
+  source: string;
+  type: string;
+  reason: string;
+  message: string;
+  metadata?: Record<string, string>;
+}
+
+export type DriverEvent =
+  | { type: 'sandbox'; sandbox: DriverSandbox }
+  | { type: 'deleted'; sandboxId: string }
+  | { type: 'platformEvent'; sandboxId: string; event: DriverPlatformEvent };
+
+/** Which sandbox a lifecycle call is about: the id is authoritative, the name advisory. */
+export interface SandboxRef {
+  sandboxId: string;
+  name?: string;
+}
+
+export interface StartSandboxRequest extends SandboxRef {
+  /** Secret: never logged. */
+  launchAuthentication?: Uint8Array;
+  /** The generation to start; retries of one start transition reuse it. */
+  generationId?: string;
+}
 
 /** `suspend-first` is the pre-#3424 ordering defect, kept so the suite can prove it catches it. */
 export type DriverVariant = 'reference' | 'suspend-first';
 
-export type DriverEvent = { type: 'sandbox'; sandbox: DriverSandbox } | { type: 'deleted'; sandboxId: string };
+export type WorkspaceMode = 'shared' | 'managed' | 'operator';
 
 /**
- * gRPC-style codes. DEADLINE_EXCEEDED and CANCELLED end a call whose caller stopped waiting
- * (its `CallOptions` deadline passed, or its signal aborted); the message names the stage.
+ * gRPC status codes by name. DEADLINE_EXCEEDED and CANCELLED end a call whose caller stopped
+ * waiting (its `CallOptions` deadline passed, or its signal aborted); the message names the stage.
  */
 export type DriverErrorCode =
   | 'INVALID_ARGUMENT'
@@ -69,11 +137,12 @@ export type DriverErrorCode =
   | 'ALREADY_EXISTS'
   | 'FAILED_PRECONDITION'
   | 'UNAVAILABLE'
+  | 'UNIMPLEMENTED'
   | 'DEADLINE_EXCEEDED'
   | 'CANCELLED'
   | 'INTERNAL';
 
-/** A driver error with a gRPC-style code; the message is what an operator reads. */
+/** A driver error with a gRPC status code; the message is what an operator reads. */
 export class DriverError extends Error {
   constructor(
     readonly code: DriverErrorCode,
@@ -88,10 +157,8 @@ export class DriverError extends Error {
  * How long the caller waits for one call; both optional (without either the driver's own
  * timeouts rule). When either ends the call it stops at once, sends nothing more, and fails
  * with DEADLINE_EXCEEDED (the deadline, or a signal aborted with a `TimeoutError` reason as
- * `AbortSignal.timeout()` does) or CANCELLED (any other abort), naming the stage it was in:
- * `create did not finish: deadline exceeded while waiting for the sandbox to become Ready`.
- * What it already wrote stays as durable state that a later stop, start or reconciliation
- * carries on from.
+ * `AbortSignal.timeout()` does) or CANCELLED (any other abort), naming the stage it was in.
+ * What it already wrote stays as durable state that a later call or reconciliation carries on from.
  */
 export interface CallOptions {
   /** Epoch milliseconds by which the call must have finished. Over gRPC: the call's deadline. */
@@ -109,29 +176,27 @@ export function abortCode(reason: unknown): 'DEADLINE_EXCEEDED' | 'CANCELLED' {
   return timeout ? 'DEADLINE_EXCEEDED' : 'CANCELLED';
 }
 
-/**
- * Every lifecycle method completes on a STATE of the cluster, not on an act of its own: on a
- * cluster shared by several replicas of a driver, whichever replica writes a transition, the
- * call that asked for it returns once the Sandbox shows it.
- */
+/** `openshell.compute.v1.ComputeDriver`, one method per RPC. */
 export interface ComputeDriver {
-  capabilities(options?: CallOptions): Promise<DriverCapabilities>;
-  /** Checks a spec without creating anything. */
-  validate(spec: SandboxSpec, options?: CallOptions): Promise<void>;
-  /** Returns once the generation it installed is Ready (completed by this driver or another). */
-  create(spec: SandboxSpec, options?: CallOptions): Promise<DriverSandbox>;
-  get(id: string, options?: CallOptions): Promise<DriverSandbox>;
-  list(options?: CallOptions): Promise<DriverSandbox[]>;
-  /**
-   * Returns once the sandbox is stopped — suspended, its workload Pod gone, the stop phase
-   * cleared — whoever finished it; or fails with the driver's error.
-   */
-  stop(id: string, options?: CallOptions): Promise<DriverSandbox>;
-  /** Returns once a new generation runs and is Ready (completed by this driver or another). */
-  start(id: string, options?: CallOptions): Promise<DriverSandbox>;
-  /** True when something was deleted. */
-  delete(id: string, options?: CallOptions): Promise<boolean>;
-  /** Snapshots of every sandbox on each change; ends when the signal aborts. */
-  watch(listener: (event: DriverEvent) => void, signal: AbortSignal): Promise<void>;
+  getCapabilities(options?: CallOptions): Promise<DriverCapabilities>;
+  /** The sandbox id a driver-native credential stands for; UNIMPLEMENTED unless `supportsSandboxAuthentication`. */
+  authenticateSandbox(credential: string, options?: CallOptions): Promise<string>;
+  getGatewayListenerRequirements(options?: CallOptions): Promise<GatewayListenerRequirement[]>;
+  /** Checks a sandbox without creating anything. */
+  validateSandboxCreate(sandbox: DriverSandbox, options?: CallOptions): Promise<void>;
+  /** Returns once the sandbox's first generation is installed; ALREADY_EXISTS for an id (or name) in use. */
+  createSandbox(sandbox: DriverSandbox, options?: CallOptions): Promise<void>;
+  getSandbox(ref: SandboxRef, options?: CallOptions): Promise<DriverSandbox>;
+  listSandboxes(options?: CallOptions): Promise<DriverSandbox[]>;
+  /** Returns once the sandbox is stopped (whoever finished the stop), or with the driver's error. */
+  stopSandbox(ref: SandboxRef, options?: CallOptions): Promise<void>;
+  /** Returns once a new generation is installed (not Ready: that arrives through the watch). */
+  startSandbox(request: StartSandboxRequest, options?: CallOptions): Promise<void>;
+  /** True when a platform object was deleted by this call; the watch later sends `deleted`. */
+  deleteSandbox(ref: SandboxRef, options?: CallOptions): Promise<boolean>;
+  /** Snapshots of every sandbox on each change, deletions and platform events; ends when the signal aborts. */
+  watchSandboxes(listener: (event: DriverEvent) => void, signal: AbortSignal): Promise<void>;
+  ensureWorkspace(workspace: string, options?: CallOptions): Promise<void>;
+  deleteWorkspace(workspace: string, options?: CallOptions): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,6 +1,7 @@
 import type { AgentSandboxRelease, Lack } from '../cluster/cluster-provider.ts';
 import type { WorkspaceMode } from '../driver/compute-driver.ts';
 import type { DriverSettings } from '../driver/launch/external-driver-process.ts';
+import type { RoleSelectors } from '../driver/role-selectors.ts';
 
 /** One lane of the matrix, as data: what is installed, how the driver runs, what it lacks and why. */
 export interface Lane {
@@ -17,6 +18,11 @@ export interface Lane {
   };
   /** Operator mode: namespaces an operator fixture creates and labels before the run. */
   operator?: { label: string; workspaces: number };
+  /**
+   * How the harness finds a sandbox's objects (label selectors with `{id}`): OpenShell's labels
+   * when absent (lanes/openshell-roles.ts); `npm run lane -- … --roles FILE` replaces them.
+   */
+  roles?: RoleSelectors;
   /** Capabilities this lane lacks regardless of the cluster, with the reason shown in reports. */
   lacks: Lack[];
 }

@@ -22,7 +22,17 @@ test.describe('bad input: a clear message and a non-zero exit', () => {
   test('unknown driver', async () => {
     const run = await lane(['v1beta1', '--driver', 'bogus']);
     expect(run.exitCode).toBe(2);
-    expect(run.all).toContain('unknown driver "bogus"; choose reference, suspend-first or external=<socket>');
+    expect(run.all).toContain('unknown driver "bogus"; choose reference, suspend-first, exec=<command> or external=<socket>');
+  });
+
+  test('an exec driver without a command, and a roles file that is not one', async () => {
+    const empty = await lane(['external', '--driver', 'exec=']);
+    expect(empty.exitCode).toBe(2);
+    expect(empty.all).toContain("--driver exec= needs a command, e.g. --driver exec='npm run -s driver -- serve'");
+    const missing = join(tmpdir(), `no-roles-${process.pid}.yaml`);
+    const roles = await lane(['external', '--roles', missing]);
+    expect(roles.exitCode).toBe(2);
+    expect(roles.all).toContain(`--roles ${missing}: cannot read it (ENOENT)`);
   });
 
   test('a driver socket nobody listens on', async () => {

@@ -1,14 +1,20 @@
-import { DriverError, type ComputeDriver, type DriverSandbox, type SandboxSpec } from '../compute-driver.ts';
+import { DriverError, type ComputeDriver } from '../compute-driver.ts';
+import { Gateway, type Sandbox, type SandboxRequest } from '../gateway/gateway.ts';
 import { GrpcDriverClient } from '../grpc/client.ts';
 import { configuredDriver } from './configured-driver.ts';
 import { failWith, nonNegativeInteger, usage, type Invocation } from './options.ts';
 
-/** A client command, against the driver on --socket or the driver run in this process (--kubeconfig). */
+/** A client command, through the gateway, against the driver on --socket or the driver run in this process (--kubeconfig). */
 export async function runClientCommand(invocation: Invocation): Promise<void> {
   const { command, args, values, output } = invocation;
-  const client: ComputeDriver = invocation.inProcess
+  const driver: ComputeDriver = invocation.inProcess
     ? await configuredDriver(values, { reconcileIntervalMs: 0, log: (line) => process.stderr.write(`${line}\n`) })
     : new GrpcDriverClient(values.socket!);
+  const client = new Gateway({ clients: [driver] });
+  const closeAll = async () => {
+    await client.close();
+    await driver.close();
+  };
   const print = (value: unknown) => process.stdout.write(output === 'json' ? `${JSON.stringify(value, null, 2)}\n` : `${text(value)}\n`);
   /** A sandbox by id, or by name (within --workspace when given). */
   const find = async (nameOrId: string): Promise<string> => {
@@ -53,33 +59,33 @@ export async function runClientCommand(invocation: Invocation): Promise<void> {
       case 'watch': {
         const controller = new AbortController();
         for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => controller.abort());
-        await client.watch((event) => process.stdout.write(`${JSON.stringify(event)}\n`), controller.signal);
+        await driver.watchSandboxes((event) => process.stdout.write(`${JSON.stringify(event)}\n`), controller.signal);
         break;
       }
     }
   } catch (error) {
-    await client.close();
+    await closeAll();
     failWith(error);
   }
-  await client.close();
+  await closeAll();
 }
 
 /** The human form: one line per sandbox (name, phase, workspace, id), or the value itself. */
 function text(value: unknown): string {
-  const line = (s: DriverSandbox) => `${s.name.padEnd(24)} ${s.phase.padEnd(12)} ${s.workspace.padEnd(16)} ${s.id}${s.conditions.some((c) => c.type === 'CleanupFailed') ? `  (${s.conditions.filter((c) => c.type === 'CleanupFailed').map((c) => c.message).join('; ')})` : ''}`;
-  if (Array.isArray(value)) return value.length ? value.map((v) => line(v as DriverSandbox)).join('\n') : 'no sandboxes';
-  if (value && typeof value === 'object' && 'phase' in value && 'objects' in value) return line(value as DriverSandbox);
+  const line = (s: Sandbox) => `${s.name.padEnd(24)} ${s.phase.padEnd(12)} ${s.workspace.padEnd(16)} ${s.id}${s.conditions.some((c) => c.type === 'CleanupFailed') ? `  (${s.conditions.filter((c) => c.type === 'CleanupFailed').map((c) => c.message).join('; ')})` : ''}`;
+  if (Array.isArray(value)) return value.length ? value.map((v) => line(v as Sandbox)).join('\n') : 'no sandboxes';
+  if (value && typeof value === 'object' && 'phase' in value && 'snapshot' in value) return line(value as Sandbox);
   return Object.entries(value as Record<string, unknown>).map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`).join('\n');
 }
 
-function specFromFlags({ args, trailing, values }: Invocation): SandboxSpec {
+function specFromFlags({ args, trailing, values }: Invocation): SandboxRequest {
   const environment: Record<string, string> = {};
   for (const pair of values.env ?? []) {
     const at = pair.indexOf('=');
     if (at <= 0) usage(`--env must be KEY=VALUE, got "${pair}"`);
     environment[pair.slice(0, at)] = pair.slice(at + 1);
   }
-  const spec: SandboxSpec = { name: args[0], command: trailing };
+  const spec: SandboxRequest = { name: args[0], command: trailing };
   if (values.workspace !== undefined) spec.workspace = values.workspace;
   if (Object.keys(environment).length) spec.environment = environment;
   const supervisorGraceSeconds = nonNegativeInteger(values, 'supervisor-grace');

@@ -21,8 +21,12 @@ export function failWith(error: unknown): never {
   fail(error instanceof Error ? error.message : String(error));
 }
 
+/** OpenShell's environment variable for the driver's socket (the driver binary's and the gateway's). */
+export const SOCKET_ENV = 'OPENSHELL_COMPUTE_DRIVER_SOCKET';
+
 const OPTIONS = {
   socket: { type: 'string' },
+  'bind-socket': { type: 'string' },
   kubeconfig: { type: 'string' },
   mode: { type: 'string' },
   namespace: { type: 'string' },
@@ -90,7 +94,14 @@ export function parseInvocation(argv: string[]): Invocation {
   if (!(COMMANDS as readonly string[]).includes(commandWord)) usage(`unknown command "${commandWord}"; one of ${COMMANDS.join(', ')}`);
   const command = commandWord as Command;
   const inProcess = command !== 'serve' && values.kubeconfig !== undefined;
-  if (command === 'serve' && !values.socket) usage(`--socket PATH is required`);
+  if (values['bind-socket'] !== undefined) {
+    if (command !== 'serve') usage('--bind-socket is for serve; client commands connect with --socket PATH');
+    if (values.socket !== undefined && values.socket !== values['bind-socket']) usage('--socket is an alias of --bind-socket; give one of them');
+    values.socket = values['bind-socket'];
+  }
+  // OpenShell's variable names the socket when no flag does: the one to bind with serve, the one to reach otherwise.
+  if (values.socket === undefined && process.env[SOCKET_ENV] && (command === 'serve' || !inProcess)) values.socket = process.env[SOCKET_ENV];
+  if (command === 'serve' && !values.socket) usage(`--bind-socket PATH (or ${SOCKET_ENV}) is required`);
   if (command !== 'serve' && !values.socket === !inProcess) usage('give either --socket PATH (a driver serving there) or --kubeconfig FILE (the driver in this process)');
   for (const option of DRIVER_CONFIG) if (values[option] !== undefined && command !== 'serve' && !inProcess) usage(`--${option} configures a driver: valid with serve, or with --kubeconfig`);
   const output = oneOf<'json' | 'text'>(values, 'output', ['json', 'text']) ?? 'text';

@@ -1,6 +1,6 @@
 /**
- * A `ComputeDriver` that talks to an external compute driver over its Unix socket. Errors come
- * back as `DriverError`s with the driver's own code and message; a socket nobody listens on
+ * A `ComputeDriver` that talks to any `openshell.compute.v1.ComputeDriver` over its Unix socket.
+ * Errors come back as `DriverError`s with the driver's status code and message; a socket nobody listens on
  * fails promptly with UNAVAILABLE `no compute driver is listening on <path>: <reason>` (calls
  * do not wait for the server to appear).
  */
@@ -14,26 +14,18 @@ import {
   type DriverCapabilities,
   type DriverEvent,
   type DriverSandbox,
-  type SandboxSpec,
+  type GatewayListenerRequirement,
+  type SandboxRef,
+  type StartSandboxRequest,
 } from '../compute-driver.ts';
-import {
-  ComputeDriverService,
-  DRIVER_ERROR_TRAILER,
-  decodeCapabilities,
-  decodeEvent,
-  decodeSandbox,
-  driverCodeOf,
-  encodeSpec,
-  isDriverErrorCode,
-  type WireCapabilities,
-  type WireEvent,
-  type WireSandbox,
-} from './wire.ts';
+import { ComputeDriverService, decodeCapabilities, decodeEvent, decodeListenerRequirement, decodeSandbox, driverCodeOf, encodeSandbox } from './wire.ts';
+
+type Wire = Record<string, any>;
 
 export interface GrpcDriverClientOptions {
   /**
-   * Deadline for each unary call, in ms. Default: none, because stop and start return only once
-   * the driver has finished (grace periods plus API headroom), so the driver's own timeouts rule.
+   * Deadline for each unary call, in ms. Default: none, because stop returns only once the
+   * driver has finished (grace periods plus API headroom), so the driver's own timeouts rule.
    */
   deadlineMs?: number;
   /** How long a call waits for the connection to a socket that neither accepts nor refuses (default 5000). */
@@ -41,7 +33,11 @@ export interface GrpcDriverClientOptions {
 }
 
 type UnaryMethod = (request: object, metadata: grpc.Metadata, options: grpc.CallOptions, callback: (error: grpc.ServiceError | null, response?: unknown) => void) => grpc.ClientUnaryCall;
-type StreamMethod = (request: object, metadata: grpc.Metadata, options: grpc.CallOptions) => grpc.ClientReadableStream<WireEvent>;
+type StreamMethod = (request: object, metadata: grpc.Metadata, options: grpc.CallOptions) => grpc.ClientReadableStream<Wire>;
+
+function refRequest(ref: SandboxRef): Wire {
+  return { sandbox_id: ref.sandboxId, ...(ref.name && { name: ref.name }) };
+}
 
 export class GrpcDriverClient implements ComputeDriver {
   private readonly client: grpc.Client;
@@ -62,40 +58,57 @@ export class GrpcDriverClient implements ComputeDriver {
     });
   }
 
-  async capabilities(options?: CallOptions): Promise<DriverCapabilities> {
-    const response = await this.unary<{ capabilities?: WireCapabilities }>('GetCapabilities', {}, options);
-    return decodeCapabilities(response.capabilities);
+  async getCapabilities(options?: CallOptions): Promise<DriverCapabilities> {
+    return decodeCapabilities(await this.unary('GetCapabilities', {}, options));
   }
 
-  async validate(spec: SandboxSpec, options?: CallOptions): Promise<void> {
-    await this.unary('ValidateSandboxCreate', { spec: encodeSpec(spec) }, options);
+  async authenticateSandbox(credential: string, options?: CallOptions): Promise<string> {
+    return (await this.unary('AuthenticateSandbox', { credential }, options)).sandbox_id ?? '';
   }
 
-  async create(spec: SandboxSpec, options?: CallOptions): Promise<DriverSandbox> {
-    return decodeSandbox((await this.unary<{ sandbox?: WireSandbox }>('CreateSandbox', { spec: encodeSpec(spec) }, options)).sandbox);
+  async getGatewayListenerRequirements(options?: CallOptions): Promise<GatewayListenerRequirement[]> {
+    return ((await this.unary('GetGatewayListenerRequirements', {}, options)).requirements ?? []).map(decodeListenerRequirement);
   }
 
-  async get(id: string, options?: CallOptions): Promise<DriverSandbox> {
-    return decodeSandbox((await this.unary<{ sandbox?: WireSandbox }>('GetSandbox', { sandbox_id: id }, options)).sandbox);
+  async validateSandboxCreate(sandbox: DriverSandbox, options?: CallOptions): Promise<void> {
+    await this.unary('ValidateSandboxCreate', { sandbox: encodeSandbox(sandbox) }, options);
   }
 
-  async list(options?: CallOptions): Promise<DriverSandbox[]> {
-    return ((await this.unary<{ sandboxes?: WireSandbox[] }>('ListSandboxes', {}, options)).sandboxes ?? []).map(decodeSandbox);
+  async createSandbox(sandbox: DriverSandbox, options?: CallOptions): Promise<void> {
+    await this.unary('CreateSandbox', { sandbox: encodeSandbox(sandbox) }, options);
   }
 
-  async stop(id: string, options?: CallOptions): Promise<DriverSandbox> {
-    return decodeSandbox((await this.unary<{ sandbox?: WireSandbox }>('StopSandbox', { sandbox_id: id }, options)).sandbox);
+  async getSandbox(ref: SandboxRef, options?: CallOptions): Promise<DriverSandbox> {
+    const response = await this.unary('GetSandbox', refRequest(ref), options);
+    if (!response.sandbox) throw new DriverError('INTERNAL', 'GetSandbox answered without a sandbox');
+    return decodeSandbox(response.sandbox);
   }
 
-  async start(id: string, options?: CallOptions): Promise<DriverSandbox> {
-    return decodeSandbox((await this.unary<{ sandbox?: WireSandbox }>('StartSandbox', { sandbox_id: id }, options)).sandbox);
+  async listSandboxes(options?: CallOptions): Promise<DriverSandbox[]> {
+    return ((await this.unary('ListSandboxes', {}, options)).sandboxes ?? []).map(decodeSandbox);
   }
 
-  async delete(id: string, options?: CallOptions): Promise<boolean> {
-    return (await this.unary<{ deleted?: boolean }>('DeleteSandbox', { sandbox_id: id }, options)).deleted ?? false;
+  async stopSandbox(ref: SandboxRef, options?: CallOptions): Promise<void> {
+    await this.unary('StopSandbox', refRequest(ref), options);
   }
 
-  async watch(listener: (event: DriverEvent) => void, signal: AbortSignal): Promise<void> {
+  async startSandbox(request: StartSandboxRequest, options?: CallOptions): Promise<void> {
+    await this.unary('StartSandbox', { ...refRequest(request), launch_authentication: request.launchAuthentication, generation_id: request.generationId }, options);
+  }
+
+  async deleteSandbox(ref: SandboxRef, options?: CallOptions): Promise<boolean> {
+    return (await this.unary('DeleteSandbox', refRequest(ref), options)).deleted ?? false;
+  }
+
+  async ensureWorkspace(workspace: string, options?: CallOptions): Promise<void> {
+    await this.unary('EnsureWorkspace', { workspace }, options);
+  }
+
+  async deleteWorkspace(workspace: string, options?: CallOptions): Promise<void> {
+    await this.unary('DeleteWorkspace', { workspace }, options);
+  }
+
+  async watchSandboxes(listener: (event: DriverEvent) => void, signal: AbortSignal): Promise<void> {
     if (signal.aborted) return;
     const connected = await this.connect();
     if (signal.aborted) return;
@@ -121,10 +134,11 @@ export class GrpcDriverClient implements ComputeDriver {
       };
       signal.addEventListener('abort', onAbort, { once: true });
       this.watches.add(onClose);
-      call.on('data', (wire: WireEvent) => {
+      call.on('data', (wire: Wire) => {
         if (settled) return;
         try {
-          listener(decodeEvent(wire));
+          const event = decodeEvent(wire);
+          if (event) listener(event);
         } catch (error) {
           // A listener that throws ends the watch with its own error.
           call.cancel();
@@ -154,7 +168,7 @@ export class GrpcDriverClient implements ComputeDriver {
    * travels as the gRPC deadline, which the server turns into the driver call's own deadline;
    * aborting the caller's signal cancels the call, and the server cancels the driver's work.
    */
-  private async unary<T>(rpc: string, request: object, options: CallOptions = {}): Promise<T> {
+  private async unary(rpc: string, request: object, options: CallOptions = {}): Promise<Wire> {
     const deadlines = [options.deadline, this.deadlineMs === undefined ? undefined : Date.now() + this.deadlineMs].filter((d): d is number => d !== undefined);
     const deadline = deadlines.length ? Math.min(...deadlines) : undefined;
     const { signal } = options;
@@ -162,7 +176,7 @@ export class GrpcDriverClient implements ComputeDriver {
     if (deadline !== undefined && deadline <= Date.now()) throw new DriverError('DEADLINE_EXCEEDED', `${rpc} did not finish: deadline exceeded before it was sent`);
     const connected = await this.connect(deadline);
     const method = this.method<UnaryMethod>(rpc);
-    return new Promise<T>((done, fail) => {
+    return new Promise<Wire>((done, fail) => {
       let settled = false;
       const finish = (outcome: () => void) => {
         if (settled) return;
@@ -175,7 +189,7 @@ export class GrpcDriverClient implements ComputeDriver {
         finish(() => fail(callerEnded(rpc, signal!, `while waiting for the compute driver on ${this.socketPath}`)));
       };
       const call = method(request, new grpc.Metadata(), deadline === undefined ? {} : { deadline }, (error, response) =>
-        finish(() => (error ? fail(this.toDriverError(error, rpc, connected, deadline)) : done(response as T))),
+        finish(() => (error ? fail(this.toDriverError(error, rpc, connected, deadline)) : done((response ?? {}) as Wire))),
       );
       signal?.addEventListener('abort', onAbort, { once: true });
       if (signal?.aborted) onAbort(); // aborted while connecting
@@ -204,24 +218,24 @@ export class GrpcDriverClient implements ComputeDriver {
   }
 
   private toDriverError(error: grpc.ServiceError, rpc: string, connected: boolean, deadline?: number): DriverError {
-    const marked = error.metadata?.get(DRIVER_ERROR_TRAILER)[0];
-    if (isDriverErrorCode(marked)) return new DriverError(marked, error.details);
     switch (error.code) {
       case grpc.status.UNAVAILABLE:
-        return connected
-          ? new DriverError('UNAVAILABLE', `lost the connection to the compute driver on ${this.socketPath}: ${error.details}`)
-          : new DriverError('UNAVAILABLE', `no compute driver is listening on ${this.socketPath}: ${connectionReason(error.details)}`);
+        if (!connected) return new DriverError('UNAVAILABLE', `no compute driver is listening on ${this.socketPath}: ${connectionReason(error.details)}`);
+        // grpc-js's own words for a connection that broke; anything else is the driver's message.
+        if (TRANSPORT_FAILURE.test(error.details)) return new DriverError('UNAVAILABLE', `lost the connection to the compute driver on ${this.socketPath}: ${error.details}`);
+        return new DriverError('UNAVAILABLE', error.details);
       case grpc.status.DEADLINE_EXCEEDED:
+        if (!/^Deadline exceeded\b/.test(error.details)) return new DriverError('DEADLINE_EXCEEDED', error.details);
         return new DriverError('DEADLINE_EXCEEDED', `${rpc} did not finish: the compute driver on ${this.socketPath} did not answer within the call's deadline${deadline === undefined ? '' : ` (${new Date(deadline).toISOString()})`}`);
-      case grpc.status.CANCELLED:
-        return new DriverError('UNAVAILABLE', `${rpc} was cancelled: ${error.details}`);
     }
-    // A server that does not set the trailer (another implementation of the service).
     const code = driverCodeOf(error.code);
     if (code) return new DriverError(code, error.details);
     return new DriverError('INTERNAL', `${rpc} failed with ${grpc.status[error.code] ?? error.code}: ${error.details}`);
   }
 }
+
+/** How grpc-js itself words a broken or unreachable connection (never a driver's message). */
+const TRANSPORT_FAILURE = /^(No connection established|Connection dropped|Received RST_STREAM|read ECONNRESET|Connection closed)/;
 
 /** The error of a call whose caller's signal aborted: DEADLINE_EXCEEDED for a timeout, else CANCELLED. */
 function callerEnded(rpc: string, signal: AbortSignal, when: string): DriverError {

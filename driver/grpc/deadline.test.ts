@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, expect } from '@playwright/test';
-import { DriverError, type CallOptions, type ComputeDriver } from '../compute-driver.ts';
+import { DriverError, type CallOptions, type ComputeDriver, type SandboxRef } from '../compute-driver.ts';
 import { GrpcDriverClient } from './client.ts';
 import { serveDriver, type DriverServer } from './server.ts';
 
@@ -18,7 +18,7 @@ class HoldingDriver implements ComputeDriver {
   readonly received: CallOptions[] = [];
   ignoresDeadlines = false;
 
-  async stop(_id: string, options: CallOptions = {}): Promise<never> {
+  async stopSandbox(_ref: SandboxRef, options: CallOptions = {}): Promise<never> {
     this.received.push(options);
     if (this.ignoresDeadlines) return new Promise<never>(() => undefined);
     return new Promise<never>((_resolve, fail) => {
@@ -31,14 +31,18 @@ class HoldingDriver implements ComputeDriver {
   private unused(): never {
     throw new DriverError('INTERNAL', 'not used by these tests');
   }
-  capabilities = async () => this.unused();
-  validate = async () => this.unused();
-  create = async () => this.unused();
-  get = async () => this.unused();
-  list = async () => this.unused();
-  start = async () => this.unused();
-  delete = async () => this.unused();
-  watch = async () => this.unused();
+  getCapabilities = async () => this.unused();
+  authenticateSandbox = async () => this.unused();
+  getGatewayListenerRequirements = async () => this.unused();
+  validateSandboxCreate = async () => this.unused();
+  createSandbox = async () => this.unused();
+  getSandbox = async () => this.unused();
+  listSandboxes = async () => this.unused();
+  startSandbox = async () => this.unused();
+  deleteSandbox = async () => this.unused();
+  watchSandboxes = async () => this.unused();
+  ensureWorkspace = async () => this.unused();
+  deleteWorkspace = async () => this.unused();
   async close() {}
 }
 
@@ -71,7 +75,7 @@ async function failure(call: Promise<unknown>): Promise<DriverError> {
 
 test("the client's deadline becomes the driver call's deadline, a little earlier, and the driver's own error comes back", async () => {
   const deadline = Date.now() + 1500;
-  const error = await failure(client.stop('abc', { deadline }));
+  const error = await failure(client.stopSandbox({ sandboxId: 'abc' }, { deadline }));
   expect([error.code, error.message]).toEqual(['DEADLINE_EXCEEDED', 'stop did not finish: deadline exceeded while holding']);
   const [received] = driver.received;
   expect(received.deadline).toBeLessThan(deadline);
@@ -81,7 +85,7 @@ test("the client's deadline becomes the driver call's deadline, a little earlier
 
 test("cancelling the caller's signal fails the call with CANCELLED and aborts the driver's signal", async () => {
   const caller = new AbortController();
-  const stopping = failure(client.stop('abc', { signal: caller.signal }));
+  const stopping = failure(client.stopSandbox({ sandboxId: 'abc' }, { signal: caller.signal }));
   await expect.poll(() => driver.received.length).toBe(1);
   caller.abort();
   const error = await stopping;
@@ -91,22 +95,22 @@ test("cancelling the caller's signal fails the call with CANCELLED and aborts th
 });
 
 test('a signal aborted by AbortSignal.timeout() ends the call with DEADLINE_EXCEEDED', async () => {
-  const error = await failure(client.stop('abc', { signal: AbortSignal.timeout(500) }));
+  const error = await failure(client.stopSandbox({ sandboxId: 'abc' }, { signal: AbortSignal.timeout(500) }));
   expect([error.code, error.message]).toEqual(['DEADLINE_EXCEEDED', `StopSandbox did not finish: deadline exceeded while waiting for the compute driver on ${server.socketPath}`]);
   await expect.poll(() => driver.received[0]?.signal?.aborted).toBe(true);
 });
 
 test('a driver that ignores its deadline cannot keep the client past it', async () => {
   driver.ignoresDeadlines = true;
-  const error = await failure(client.stop('abc', { deadline: Date.now() + 1000 }));
+  const error = await failure(client.stopSandbox({ sandboxId: 'abc' }, { deadline: Date.now() + 1000 }));
   expect(error.code).toBe('DEADLINE_EXCEEDED');
   expect(error.message).toMatch(new RegExp(`^StopSandbox did not finish: the compute driver on ${server.socketPath} did not answer within the call's deadline \\(`));
 });
 
 test('a deadline already past fails before anything is sent', async () => {
-  const error = await failure(client.stop('abc', { deadline: Date.now() - 1 }));
+  const error = await failure(client.stopSandbox({ sandboxId: 'abc' }, { deadline: Date.now() - 1 }));
   expect([error.code, error.message]).toEqual(['DEADLINE_EXCEEDED', 'StopSandbox did not finish: deadline exceeded before it was sent']);
-  const cancelled = await failure(client.stop('abc', { signal: AbortSignal.abort() }));
+  const cancelled = await failure(client.stopSandbox({ sandboxId: 'abc' }, { signal: AbortSignal.abort() }));
   expect([cancelled.code, cancelled.message]).toEqual(['CANCELLED', 'StopSandbox did not finish: cancelled by the caller before it was sent']);
   expect(driver.received).toEqual([]);
 });

@@ -1,32 +1,28 @@
 /**
  * Serves any `ComputeDriver` as the `openshell.compute.v1.ComputeDriver` gRPC service on a Unix
- * socket (insecure credentials: the socket's file permissions are the access control).
+ * socket (insecure credentials: the socket's file permissions are the access control). The
+ * socket file is made 0600 as soon as it is bound: only its owner may connect, which stands in
+ * for OpenShell's same-UID peer check (Node cannot read a Unix peer's credentials); put it in a
+ * private (0700) directory so nobody else can reach it between bind and chmod either.
  *
  * The socket path is checked before binding so an operator gets a sentence, not an EADDRINUSE:
  * a path a live server answers on is refused, a stale socket file nobody listens on is removed
  * and reused, and a missing or unwritable directory is reported as such.
  */
 import { constants } from 'node:fs';
-import { access, lstat, stat, unlink } from 'node:fs/promises';
+import { access, chmod, lstat, stat, unlink } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { DriverError, type CallOptions, type ComputeDriver, type DriverEvent } from '../compute-driver.ts';
-import {
-  ComputeDriverService,
-  DRIVER_ERROR_TRAILER,
-  decodeSpec,
-  encodeCapabilities,
-  encodeEvent,
-  encodeSandbox,
-  statusOf,
-  type WireEvent,
-  type WireSpec,
-} from './wire.ts';
+import type { ComputeDriver } from '../compute-driver.ts';
+import { serviceHandlers } from './service-handlers.ts';
+import { ComputeDriverService } from './wire.ts';
 
 export interface DriverServer {
   /** The socket path as given to `serveDriver`. */
   readonly socketPath: string;
+  /** Watch streams still open (each holds a driver watch); 0 once every peer has gone. */
+  activeWatches(): number;
   /**
    * Ends open watch streams (UNAVAILABLE `the compute driver is shutting down`), lets in-flight
    * calls finish for up to `shutdownGraceMs`, cancels the rest and removes the socket file. The
@@ -51,7 +47,7 @@ export async function serveDriver(driver: ComputeDriver, socketPath: string, opt
   const server = new grpc.Server();
   const watches = new Set<AbortController>();
   const state = { closing: false };
-  server.addService(ComputeDriverService.service, handlers(driver, watches, state));
+  server.addService(ComputeDriverService.service, serviceHandlers(driver, watches, state));
   try {
     await new Promise<void>((done, fail) =>
       server.bindAsync(`unix://${path}`, grpc.ServerCredentials.createInsecure(), (error) => (error ? fail(error) : done())),
@@ -60,12 +56,14 @@ export async function serveDriver(driver: ComputeDriver, socketPath: string, opt
     server.forceShutdown();
     throw new Error(`cannot create socket ${socketPath}: ${(error as Error).message}`);
   }
+  await chmod(path, 0o600);
   // Remember which file is ours, so close() never removes a socket someone else made since.
   const bound = await lstat(path);
 
   let closed: Promise<void> | undefined;
   return {
     socketPath,
+    activeWatches: () => watches.size,
     close: () =>
       (closed ??= (async () => {
         state.closing = true;
@@ -140,97 +138,3 @@ function probeSocket(path: string): Promise<'live' | 'stale' | string> {
   });
 }
 
-function toStatus(error: unknown): Partial<grpc.StatusObject> {
-  const driverError = error instanceof DriverError ? error : new DriverError('INTERNAL', error instanceof Error ? error.message : String(error));
-  const metadata = new grpc.Metadata();
-  metadata.set(DRIVER_ERROR_TRAILER, driverError.code);
-  return { code: statusOf(driverError.code), details: driverError.message, metadata };
-}
-
-function requireId(request: { sandbox_id?: string }): string {
-  if (!request.sandbox_id) throw new DriverError('INVALID_ARGUMENT', 'sandbox_id is required');
-  return request.sandbox_id;
-}
-
-/**
- * How much earlier than the gRPC deadline the driver's own deadline falls (at most a quarter of
- * the time left): the driver's DEADLINE_EXCEEDED, naming its stage, then reaches the client
- * before the transport gives up with a bare "Deadline exceeded".
- */
-const DEADLINE_MARGIN_MS = 250;
-
-/** The driver call's options: the client's deadline (less the margin) and a signal that aborts when the client cancels. */
-function callOptions(call: grpc.ServerUnaryCall<unknown, unknown>): { options: CallOptions; release(): void } {
-  const controller = new AbortController();
-  const onCancel = () => controller.abort(new DriverError('CANCELLED', 'the client cancelled the call'));
-  call.on('cancelled', onCancel);
-  const options: CallOptions = { signal: controller.signal };
-  const raw = call.getDeadline();
-  const deadline = raw instanceof Date ? raw.getTime() : raw;
-  if (Number.isFinite(deadline)) options.deadline = deadline - Math.min(DEADLINE_MARGIN_MS, Math.max(0, deadline - Date.now()) / 4);
-  return { options, release: () => call.off('cancelled', onCancel) };
-}
-
-function unary<Req, Res>(run: (request: Req, options: CallOptions) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
-  return (call, callback) => {
-    const { options, release } = callOptions(call);
-    // Errors thrown synchronously by run (or by the driver) become statuses as well.
-    Promise.resolve()
-      .then(() => run(call.request, options))
-      .then(
-        (response) => callback(null, response),
-        (error) => callback(toStatus(error)),
-      )
-      .finally(release);
-  };
-}
-
-type SandboxIdRequest = { sandbox_id?: string };
-
-function handlers(driver: ComputeDriver, watches: Set<AbortController>, state: { closing: boolean }): grpc.UntypedServiceImplementation {
-  return {
-    GetCapabilities: unary(async (_request, options) => ({ capabilities: encodeCapabilities(await driver.capabilities(options)) })),
-    ValidateSandboxCreate: unary(async (request: { spec?: WireSpec }, options) => {
-      await driver.validate(decodeSpec(request.spec), options);
-      return {};
-    }),
-    CreateSandbox: unary(async (request: { spec?: WireSpec }, options) => ({ sandbox: encodeSandbox(await driver.create(decodeSpec(request.spec), options)) })),
-    GetSandbox: unary(async (request: SandboxIdRequest, options) => ({ sandbox: encodeSandbox(await driver.get(requireId(request), options)) })),
-    ListSandboxes: unary(async (_request, options) => ({ sandboxes: (await driver.list(options)).map(encodeSandbox) })),
-    StopSandbox: unary(async (request: SandboxIdRequest, options) => ({ sandbox: encodeSandbox(await driver.stop(requireId(request), options)) })),
-    StartSandbox: unary(async (request: SandboxIdRequest, options) => ({ sandbox: encodeSandbox(await driver.start(requireId(request), options)) })),
-    DeleteSandbox: unary(async (request: SandboxIdRequest, options) => ({ deleted: await driver.delete(requireId(request), options) })),
-    WatchSandboxes: ((call: grpc.ServerWritableStream<object, WireEvent>) => {
-      const controller = new AbortController();
-      let failure: unknown;
-      const stopWith = (error: unknown) => {
-        failure ??= error;
-        controller.abort();
-      };
-      watches.add(controller);
-      call.on('cancelled', () => controller.abort());
-      if (state.closing) controller.abort();
-      const listener = (event: DriverEvent) => {
-        if (controller.signal.aborted) return;
-        try {
-          call.write(encodeEvent(event));
-        } catch (error) {
-          stopWith(error);
-        }
-      };
-      Promise.resolve()
-        .then(() => driver.watch(listener, controller.signal))
-        .then(
-          () => undefined,
-          (error) => stopWith(error),
-        )
-        .then(() => {
-          watches.delete(controller);
-          if (call.cancelled) return;
-          if (failure !== undefined) call.emit('error', toStatus(failure));
-          else if (state.closing) call.emit('error', toStatus(new DriverError('UNAVAILABLE', 'the compute driver is shutting down')));
-          else call.end();
-        });
-    }) as grpc.handleServerStreamingCall<object, WireEvent>,
-  };
-}

@@ -1,45 +1,40 @@
 /**
  * The wire side of the gRPC transport: loads compute_driver.proto, maps `DriverErrorCode` to and
  * from gRPC status codes, and converts between the TypeScript types of compute-driver.ts and the
- * proto messages (as @grpc/proto-loader presents them: snake_case keys, enums as names, int64 as
- * numbers, absent scalars as undefined).
+ * proto messages as @grpc/proto-loader presents them (snake_case keys, int64 as numbers, absent
+ * scalars as undefined, oneofs named, `google.protobuf.Struct` as its `fields`/`kind` objects,
+ * `Timestamp` as seconds and nanos).
  */
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import {
-  DriverError,
-  type DriverCapabilities,
-  type DriverCondition,
-  type DriverErrorCode,
-  type DriverEvent,
-  type DriverSandbox,
-  type DriverVariant,
-  type PublicPhase,
-  type SandboxSpec,
-  type WorkspaceMode,
+import type {
+  DriverCapabilities,
+  DriverCondition,
+  DriverErrorCode,
+  DriverEvent,
+  DriverPlatformEvent,
+  DriverSandbox,
+  DriverSandboxSpec,
+  DriverSandboxStatus,
+  DriverSandboxTemplate,
+  GatewayListenerRequirement,
+  JsonObject,
+  JsonValue,
 } from '../compute-driver.ts';
 
 export const PROTO_PATH = fileURLToPath(new URL('./compute_driver.proto', import.meta.url));
-export const SERVICE_NAME = 'openshell.compute.v1.ComputeDriver';
-/** Trailer set on every error the driver itself raised; its value is the `DriverErrorCode`. */
-export const DRIVER_ERROR_TRAILER = 'x-compute-driver-error';
 
-const definition = protoLoader.loadSync(PROTO_PATH, {
-  keepCase: true,
-  longs: Number,
-  enums: String,
-  defaults: false,
-  arrays: true,
-  objects: true,
-  oneofs: true,
-});
+/** The options proto-loader decodes with; the golden tests decode the same way. */
+export const LOADER_OPTIONS: protoLoader.Options = { keepCase: true, longs: Number, enums: String, defaults: false, arrays: true, objects: true, oneofs: true };
+
+const definition = protoLoader.loadSync(PROTO_PATH, LOADER_OPTIONS);
 const loaded = grpc.loadPackageDefinition(definition) as unknown as {
   openshell: { compute: { v1: { ComputeDriver: grpc.ServiceClientConstructor } } };
 };
 export const ComputeDriverService = loaded.openshell.compute.v1.ComputeDriver;
 
-// ---- error codes ----------------------------------------------------------------------------
+// ---- status codes ---------------------------------------------------------------------------
 
 const STATUS_OF: Record<DriverErrorCode, grpc.status> = {
   INVALID_ARGUMENT: grpc.status.INVALID_ARGUMENT,
@@ -47,6 +42,7 @@ const STATUS_OF: Record<DriverErrorCode, grpc.status> = {
   ALREADY_EXISTS: grpc.status.ALREADY_EXISTS,
   FAILED_PRECONDITION: grpc.status.FAILED_PRECONDITION,
   UNAVAILABLE: grpc.status.UNAVAILABLE,
+  UNIMPLEMENTED: grpc.status.UNIMPLEMENTED,
   DEADLINE_EXCEEDED: grpc.status.DEADLINE_EXCEEDED,
   CANCELLED: grpc.status.CANCELLED,
   INTERNAL: grpc.status.INTERNAL,
@@ -57,218 +53,282 @@ export function statusOf(code: DriverErrorCode): grpc.status {
   return STATUS_OF[code];
 }
 
-/** The `DriverErrorCode` a gRPC status maps back to, if it is one the driver contract uses. */
+/** The `DriverErrorCode` a gRPC status maps back to, if it is one the contract uses. */
 export function driverCodeOf(status: grpc.status): DriverErrorCode | undefined {
   return CODE_OF.get(status);
 }
 
-export function isDriverErrorCode(value: unknown): value is DriverErrorCode {
-  return typeof value === 'string' && value in STATUS_OF;
-}
+// ---- helpers --------------------------------------------------------------------------------
 
-// ---- wire shapes ----------------------------------------------------------------------------
-
-export interface WireSpec {
-  name?: string;
-  workspace?: string;
-  command?: string[];
-  environment?: Record<string, string>;
-  supervisor_grace_seconds?: number;
-  workload_grace_seconds?: number;
-}
-
-export interface WireCondition {
-  type?: string;
-  status?: string;
-  reason?: string;
-  message?: string;
-  last_transition_time?: string;
-}
-
-export interface WireSandbox {
-  id?: string;
-  name?: string;
-  workspace?: string;
-  namespace?: string;
-  phase?: string;
-  conditions?: WireCondition[];
-  deleting?: boolean;
-  runtime_identity?: string;
-  objects?: {
-    sandbox?: string;
-    workload_pod?: string;
-    supervisor_pod?: string;
-    boundary_service?: string;
-    generation?: string;
-    secrets?: string[];
-  };
-}
-
-export interface WireCapabilities {
-  driver_name?: string;
-  driver_version?: string;
-  agent_sandbox_api_version?: string;
-  workspace_mode?: string;
-  variant?: string;
-  gateway_manages_lifecycle?: boolean;
-}
-
-export interface WireEvent {
-  payload?: 'sandbox' | 'deleted';
-  sandbox?: WireSandbox;
-  deleted?: { sandbox_id?: string };
-}
-
-// ---- enums ----------------------------------------------------------------------------------
-
-function enumCodec<T extends string>(prefix: string, label: string, values: readonly T[]) {
-  const toWire = (value: T) => `${prefix}_${value.toUpperCase().replace(/-/g, '_')}`;
-  const fromWire = new Map(values.map((v) => [toWire(v), v]));
-  return {
-    encode(value: T): string {
-      if (!values.includes(value)) throw new DriverError('INTERNAL', `the compute driver returned ${label} "${value}", which is not one of ${values.join(', ')}`);
-      return toWire(value);
-    },
-    decode(wire: string | undefined): T {
-      const value = wire === undefined ? undefined : fromWire.get(wire);
-      if (value === undefined) throw new DriverError('INTERNAL', `the compute driver sent ${label} ${wire ?? '(unset)'}, which this client does not know`);
-      return value;
-    },
-  };
-}
-
-const PHASES = ['Provisioning', 'Ready', 'Stopping', 'Stopped', 'Starting', 'Deleting', 'Error'] as const satisfies readonly PublicPhase[];
-const MODES = ['shared', 'managed', 'operator'] as const satisfies readonly WorkspaceMode[];
-const VARIANTS = ['reference', 'suspend-first'] as const satisfies readonly DriverVariant[];
-const phase = enumCodec<PublicPhase>('SANDBOX_PHASE', 'sandbox phase', PHASES);
-const mode = enumCodec<WorkspaceMode>('WORKSPACE_MODE', 'workspace mode', MODES);
-const variant = enumCodec<DriverVariant>('DRIVER_VARIANT', 'driver variant', VARIANTS);
-
-// ---- messages -------------------------------------------------------------------------------
+type Wire = Record<string, any>;
 
 /** Drops keys whose value is undefined, so decoded objects compare equal to what was sent. */
 function compact<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
 
-function encodeGrace(field: string, value: number | undefined): number | undefined {
+/**
+ * For sending: also drops '' and false, as proto3 sends no scalar at its default (every other
+ * implementation leaves them out too; the few `optional` fields are set apart from it).
+ */
+function sparse<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== '' && v !== false)) as T;
+}
+
+/** proto3 maps cannot tell {} from absent; absent is every map's default here. */
+function map(value: Record<string, string> | undefined): Record<string, string> | undefined {
+  return value && Object.keys(value).length ? { ...value } : undefined;
+}
+
+function bytes(value: Uint8Array | undefined): Uint8Array | undefined {
+  return value && value.length ? new Uint8Array(value) : undefined;
+}
+
+function encodeTimestamp(iso: string | undefined): Wire | undefined {
+  if (iso === undefined) return undefined;
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms)) return undefined;
+  const nanos = (((ms % 1000) + 1000) % 1000) * 1_000_000;
+  return { seconds: Math.floor(ms / 1000), ...(nanos && { nanos }) };
+}
+
+function decodeTimestamp(wire: Wire | undefined): string | undefined {
+  if (!wire) return undefined;
+  return new Date((wire.seconds ?? 0) * 1000 + Math.floor((wire.nanos ?? 0) / 1_000_000)).toISOString();
+}
+
+// google.protobuf.Struct <-> JSON. The loader gives the Struct's own message shape, not JSON, and
+// protobufjs's bundled well-known types name their fields in camelCase even with keepCase.
+
+function encodeValue(value: JsonValue): Wire {
+  if (value === null) return { nullValue: 'NULL_VALUE' };
+  if (typeof value === 'boolean') return { boolValue: value };
+  if (typeof value === 'number') return { numberValue: value };
+  if (typeof value === 'string') return { stringValue: value };
+  if (Array.isArray(value)) return { listValue: { values: value.map(encodeValue) } };
+  return { structValue: encodeStruct(value) };
+}
+
+export function encodeStruct(value: JsonObject | undefined): Wire | undefined {
   if (value === undefined) return undefined;
-  // int64 on the wire: anything else would be silently truncated, so refuse it here.
-  if (!Number.isSafeInteger(value)) throw new DriverError('INVALID_ARGUMENT', `invalid sandbox: ${field} must be a non-negative integer`);
-  return value;
+  return { fields: Object.fromEntries(Object.entries(value).map(([k, v]) => [k, encodeValue(v)])) };
 }
 
-export function encodeSpec(spec: SandboxSpec): WireSpec {
-  return compact({
-    name: spec.name,
-    workspace: spec.workspace,
-    command: spec.command,
-    environment: spec.environment,
-    supervisor_grace_seconds: encodeGrace('supervisorGraceSeconds', spec.supervisorGraceSeconds),
-    workload_grace_seconds: encodeGrace('workloadGraceSeconds', spec.workloadGraceSeconds),
-  });
+function decodeValue(wire: Wire): JsonValue {
+  switch (wire.kind) {
+    case 'boolValue':
+      return wire.boolValue;
+    case 'numberValue':
+      return wire.numberValue;
+    case 'stringValue':
+      return wire.stringValue;
+    case 'listValue':
+      return (wire.listValue?.values ?? []).map(decodeValue);
+    case 'structValue':
+      return decodeStruct(wire.structValue) ?? {};
+    default:
+      return null;
+  }
 }
 
-export function decodeSpec(wire: WireSpec | undefined): SandboxSpec {
-  const environment = wire?.environment ?? {};
-  return compact({
-    name: wire?.name ?? '',
-    workspace: wire?.workspace,
-    command: wire?.command ?? [],
-    // proto3 maps cannot tell {} from absent; absent is the spec's own default.
-    environment: Object.keys(environment).length ? { ...environment } : undefined,
-    supervisorGraceSeconds: wire?.supervisor_grace_seconds,
-    workloadGraceSeconds: wire?.workload_grace_seconds,
-  });
+export function decodeStruct(wire: Wire | undefined): JsonObject | undefined {
+  if (!wire) return undefined;
+  return Object.fromEntries(Object.entries((wire.fields ?? {}) as Record<string, Wire>).map(([k, v]) => [k, decodeValue(v)]));
 }
 
-function encodeCondition(c: DriverCondition): WireCondition {
-  return compact({ type: c.type, status: c.status, reason: c.reason, message: c.message, last_transition_time: c.lastTransitionTime });
-}
+// ---- capabilities and listeners -------------------------------------------------------------
 
-function decodeCondition(w: WireCondition): DriverCondition {
-  return compact({
-    type: w.type ?? '',
-    status: (w.status ?? 'Unknown') as DriverCondition['status'],
-    reason: w.reason,
-    message: w.message,
-    lastTransitionTime: w.last_transition_time,
-  });
-}
-
-export function encodeSandbox(s: DriverSandbox): WireSandbox {
-  return compact({
-    id: s.id,
-    name: s.name,
-    workspace: s.workspace,
-    namespace: s.namespace,
-    phase: phase.encode(s.phase),
-    conditions: s.conditions.map(encodeCondition),
-    deleting: s.deleting,
-    runtime_identity: s.runtimeIdentity,
-    objects: compact({
-      sandbox: s.objects.sandbox,
-      workload_pod: s.objects.workloadPod,
-      supervisor_pod: s.objects.supervisorPod,
-      boundary_service: s.objects.boundaryService,
-      generation: s.objects.generation,
-      secrets: s.objects.secrets,
-    }),
-  });
-}
-
-export function decodeSandbox(w: WireSandbox | undefined): DriverSandbox {
-  if (!w) throw new DriverError('INTERNAL', 'the compute driver answered without a sandbox');
-  const o = w.objects ?? {};
-  return compact({
-    id: w.id ?? '',
-    name: w.name ?? '',
-    workspace: w.workspace ?? '',
-    namespace: w.namespace ?? '',
-    phase: phase.decode(w.phase),
-    conditions: (w.conditions ?? []).map(decodeCondition),
-    deleting: w.deleting ?? false,
-    runtimeIdentity: w.runtime_identity,
-    objects: compact({
-      sandbox: o.sandbox ?? '',
-      workloadPod: o.workload_pod ?? '',
-      supervisorPod: o.supervisor_pod ?? '',
-      boundaryService: o.boundary_service ?? '',
-      generation: o.generation,
-      secrets: o.secrets ?? [],
-    }),
-  });
-}
-
-export function encodeCapabilities(c: DriverCapabilities): WireCapabilities {
-  return {
+export function encodeCapabilities(c: DriverCapabilities): Wire {
+  const r = c.resourceCapabilities;
+  return sparse({
     driver_name: c.driverName,
     driver_version: c.driverVersion,
-    agent_sandbox_api_version: c.agentSandboxApiVersion,
-    workspace_mode: mode.encode(c.workspaceMode),
-    variant: variant.encode(c.variant),
+    default_image: c.defaultImage,
     gateway_manages_lifecycle: c.gatewayManagesLifecycle,
-  };
+    supports_sandbox_authentication: c.supportsSandboxAuthentication,
+    driver_reports_runtime_readiness: c.driverReportsRuntimeReadiness,
+    resource_capabilities: r && sparse({
+      cpu: r.cpu && { limit_supported: r.cpu.limitSupported },
+      memory: r.memory && { limit_supported: r.memory.limitSupported },
+      gpu: r.gpu && { default_selection_supported: r.gpu.defaultSelectionSupported, count_selection_supported: r.gpu.countSelectionSupported },
+    }),
+    rootfs_tar_staging_dir: c.rootfsTarStagingDir,
+    rootfs_tar_max_bytes: c.rootfsTarMaxBytes,
+  });
 }
 
-export function decodeCapabilities(w: WireCapabilities | undefined): DriverCapabilities {
-  if (!w) throw new DriverError('INTERNAL', 'the compute driver answered without capabilities');
-  return {
+export function decodeCapabilities(w: Wire): DriverCapabilities {
+  const r = w.resource_capabilities as Wire | undefined;
+  return compact({
     driverName: w.driver_name ?? '',
     driverVersion: w.driver_version ?? '',
-    agentSandboxApiVersion: w.agent_sandbox_api_version ?? '',
-    workspaceMode: mode.decode(w.workspace_mode),
-    variant: variant.decode(w.variant),
+    defaultImage: w.default_image ?? '',
     gatewayManagesLifecycle: w.gateway_manages_lifecycle ?? false,
-  };
+    supportsSandboxAuthentication: w.supports_sandbox_authentication ?? false,
+    driverReportsRuntimeReadiness: w.driver_reports_runtime_readiness ?? false,
+    resourceCapabilities: r && compact({
+      cpu: r.cpu && { limitSupported: r.cpu.limit_supported ?? false },
+      memory: r.memory && { limitSupported: r.memory.limit_supported ?? false },
+      gpu: r.gpu && { defaultSelectionSupported: r.gpu.default_selection_supported ?? false, countSelectionSupported: r.gpu.count_selection_supported ?? false },
+    }),
+    rootfsTarStagingDir: w.rootfs_tar_staging_dir || undefined,
+    rootfsTarMaxBytes: w.rootfs_tar_max_bytes || undefined,
+  });
 }
 
-export function encodeEvent(e: DriverEvent): WireEvent {
-  return e.type === 'sandbox' ? { sandbox: encodeSandbox(e.sandbox) } : { deleted: { sandbox_id: e.sandboxId } };
+export function encodeListenerRequirement(r: GatewayListenerRequirement): Wire {
+  const s = r.selector;
+  return sparse({
+    reason: r.reason,
+    exact_bind_address: s?.kind === 'exactBindAddress' ? { address: s.address, allow_delayed_bind: s.allowDelayedBind } : undefined,
+    default_route_interface: s?.kind === 'defaultRouteInterface' ? {} : undefined,
+    loopback_interface: s?.kind === 'loopbackInterface' ? {} : undefined,
+  });
 }
 
-export function decodeEvent(w: WireEvent): DriverEvent {
-  if (w.payload === 'sandbox' || (w.payload === undefined && w.sandbox)) return { type: 'sandbox', sandbox: decodeSandbox(w.sandbox) };
-  if (w.payload === 'deleted' || (w.payload === undefined && w.deleted)) return { type: 'deleted', sandboxId: w.deleted?.sandbox_id ?? '' };
-  throw new DriverError('INTERNAL', 'the compute driver sent a watch event with neither a sandbox nor a deletion');
+export function decodeListenerRequirement(w: Wire): GatewayListenerRequirement {
+  const reason = w.reason ?? '';
+  switch (w.selector) {
+    case 'exact_bind_address':
+      return { reason, selector: { kind: 'exactBindAddress', address: w.exact_bind_address?.address ?? '', allowDelayedBind: w.exact_bind_address?.allow_delayed_bind ?? false } };
+    case 'default_route_interface':
+      return { reason, selector: { kind: 'defaultRouteInterface' } };
+    case 'loopback_interface':
+      return { reason, selector: { kind: 'loopbackInterface' } };
+  }
+  return { reason };
+}
+
+// ---- the sandbox ----------------------------------------------------------------------------
+
+function encodeTemplate(t: DriverSandboxTemplate | undefined): Wire | undefined {
+  if (!t) return undefined;
+  const wire = sparse({
+    image: t.image,
+    agent_socket_path: t.agentSocketPath,
+    labels: map(t.labels),
+    environment: map(t.environment),
+    resources: t.resources && sparse({ gpu: t.resources.gpu && sparse({ count: t.resources.gpu.count }) }),
+    platform_config: encodeStruct(t.platformConfig),
+    driver_config: encodeStruct(t.driverConfig),
+  });
+  // `optional`: false is a value of its own, so it is sent.
+  return t.userNamespaces === undefined ? wire : { ...wire, user_namespaces: t.userNamespaces };
+}
+
+function decodeTemplate(w: Wire | undefined): DriverSandboxTemplate | undefined {
+  if (!w) return undefined;
+  return compact({
+    image: w.image || undefined,
+    agentSocketPath: w.agent_socket_path || undefined,
+    labels: map(w.labels),
+    environment: map(w.environment),
+    resources: w.resources && compact({ gpu: w.resources.gpu && compact({ count: w.resources.gpu.count }) }),
+    platformConfig: decodeStruct(w.platform_config),
+    driverConfig: decodeStruct(w.driver_config),
+    userNamespaces: w.user_namespaces,
+  });
+}
+
+export function encodeSpec(s: DriverSandboxSpec | undefined): Wire | undefined {
+  if (!s) return undefined;
+  const r = s.resourceRequirements;
+  return sparse({
+    log_level: s.logLevel,
+    environment: map(s.environment),
+    template: encodeTemplate(s.template),
+    policy: bytes(s.policy),
+    resource_requirements: r && sparse({ cpu_request: r.cpuRequest, cpu_limit: r.cpuLimit, memory_request: r.memoryRequest, memory_limit: r.memoryLimit }),
+    sandbox_token: s.sandboxToken,
+    command: s.command,
+    tty: s.tty,
+    await_main_process_attachment: s.awaitMainProcessAttachment,
+    workload_identity: s.workloadIdentity && { user: s.workloadIdentity.user, group: s.workloadIdentity.group },
+    launch_authentication: bytes(s.launchAuthentication),
+  });
+}
+
+export function decodeSpec(w: Wire | undefined): DriverSandboxSpec | undefined {
+  if (!w) return undefined;
+  const r = w.resource_requirements as Wire | undefined;
+  return compact({
+    logLevel: w.log_level || undefined,
+    environment: map(w.environment),
+    template: decodeTemplate(w.template),
+    policy: bytes(w.policy),
+    resourceRequirements: r && compact({ cpuRequest: r.cpu_request || undefined, cpuLimit: r.cpu_limit || undefined, memoryRequest: r.memory_request || undefined, memoryLimit: r.memory_limit || undefined }),
+    sandboxToken: w.sandbox_token || undefined,
+    command: w.command?.length ? [...w.command] : undefined,
+    tty: w.tty || undefined,
+    awaitMainProcessAttachment: w.await_main_process_attachment || undefined,
+    workloadIdentity: w.workload_identity && { user: w.workload_identity.user ?? '', group: w.workload_identity.group ?? '' },
+    launchAuthentication: bytes(w.launch_authentication),
+  });
+}
+
+function encodeCondition(c: DriverCondition): Wire {
+  return sparse({ type: c.type, status: c.status, reason: c.reason, message: c.message, transition_time: encodeTimestamp(c.transitionTime) });
+}
+
+function decodeCondition(w: Wire): DriverCondition {
+  return compact({ type: w.type ?? '', status: w.status ?? '', reason: w.reason ?? '', message: w.message ?? '', transitionTime: decodeTimestamp(w.transition_time) });
+}
+
+function encodeStatus(s: DriverSandboxStatus | undefined): Wire | undefined {
+  if (!s) return undefined;
+  return sparse({ name: s.name, instance_id: s.instanceId, agent_fd: s.agentFd, sandbox_fd: s.sandboxFd, conditions: s.conditions.map(encodeCondition), deleting: s.deleting });
+}
+
+function decodeStatus(w: Wire | undefined): DriverSandboxStatus | undefined {
+  if (!w) return undefined;
+  return { name: w.name ?? '', instanceId: w.instance_id ?? '', agentFd: w.agent_fd ?? '', sandboxFd: w.sandbox_fd ?? '', conditions: (w.conditions ?? []).map(decodeCondition), deleting: w.deleting ?? false };
+}
+
+export function encodeSandbox(s: DriverSandbox): Wire {
+  return sparse({ id: s.id, name: s.name, namespace: s.namespace, spec: encodeSpec(s.spec), status: encodeStatus(s.status), workspace: s.workspace });
+}
+
+export function decodeSandbox(w: Wire | undefined): DriverSandbox {
+  return compact({
+    id: w?.id ?? '',
+    name: w?.name ?? '',
+    namespace: w?.namespace ?? '',
+    workspace: w?.workspace ?? '',
+    spec: decodeSpec(w?.spec),
+    status: decodeStatus(w?.status),
+  });
+}
+
+// ---- watch events ---------------------------------------------------------------------------
+
+function encodePlatformEvent(e: DriverPlatformEvent): Wire {
+  return sparse({ event_time: encodeTimestamp(e.eventTime), source: e.source, type: e.type, reason: e.reason, message: e.message, metadata: map(e.metadata) });
+}
+
+function decodePlatformEvent(w: Wire | undefined): DriverPlatformEvent {
+  return compact({ eventTime: decodeTimestamp(w?.event_time), source: w?.source ?? '', type: w?.type ?? '', reason: w?.reason ?? '', message: w?.message ?? '', metadata: map(w?.metadata) });
+}
+
+export function encodeEvent(e: DriverEvent): Wire {
+  switch (e.type) {
+    case 'sandbox':
+      return { sandbox: { sandbox: encodeSandbox(e.sandbox) } };
+    case 'deleted':
+      return { deleted: { sandbox_id: e.sandboxId } };
+    case 'platformEvent':
+      return { platform_event: { sandbox_id: e.sandboxId, event: encodePlatformEvent(e.event) } };
+  }
+}
+
+/** The event, or undefined for a payload this contract does not know (a newer peer's): skipped, not fatal. */
+export function decodeEvent(w: Wire): DriverEvent | undefined {
+  switch (w.payload) {
+    case 'sandbox':
+      return { type: 'sandbox', sandbox: decodeSandbox(w.sandbox?.sandbox) };
+    case 'deleted':
+      return { type: 'deleted', sandboxId: w.deleted?.sandbox_id ?? '' };
+    case 'platform_event':
+      return { type: 'platformEvent', sandboxId: w.platform_event?.sandbox_id ?? '', event: decodePlatformEvent(w.platform_event?.event) };
+  }
+  return undefined;
 }

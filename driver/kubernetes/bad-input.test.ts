@@ -3,7 +3,7 @@
  * operator can act on, and leaves nothing half-created (objects are listed after each one).
  */
 import * as k8s from '@kubernetes/client-node';
-import type { SandboxSpec } from '../compute-driver.ts';
+import type { SandboxRequest } from '../gateway/gateway.ts';
 import { MAIN, NAMESPACE, driverError, expect, leftovers, namespaceNames, pods, test } from './test-kit.ts';
 
 const NO_API = 'no supported Agent Sandbox API version is available; tried v1beta1, v1alpha1';
@@ -15,7 +15,7 @@ test.describe('bad input', () => {
     const d = lab.driver(cluster);
     const namespaces = namespaceNames(cluster);
     const a = (n: number) => 'a'.repeat(n);
-    const cases: [Partial<SandboxSpec>, string][] = [
+    const cases: [Partial<SandboxRequest>, string][] = [
       [{ name: 'Bad_Name' }, `name "Bad_Name" must be a DNS-1123 label`],
       [{ name: '-lead' }, `name "-lead" must be a DNS-1123 label`],
       [{ name: 'trail-' }, `name "trail-" must be a DNS-1123 label`],
@@ -26,11 +26,11 @@ test.describe('bad input', () => {
       [{ name: a(55) }, `sandbox name "default--${a(55)}" is 64 characters; the limit is 63 (shared mode names it {workspace}--{name})`],
       [{ name: a(64) }, `sandbox name "default--${a(64)}" is 73 characters; the limit is 63`],
       [{ name: 'ok', command: 'sh -c true' as unknown as string[] }, 'command must be a list of strings'],
-      [{ name: 'ok', supervisorGraceSeconds: -1 }, 'supervisorGraceSeconds must be a non-negative integer'],
-      [{ name: 'ok', workloadGraceSeconds: 1.5 }, 'workloadGraceSeconds must be a non-negative integer'],
+      [{ name: 'ok', supervisorGraceSeconds: -1 }, 'driver_config.supervisorTerminationGracePeriodSeconds must be a non-negative integer, got -1'],
+      [{ name: 'ok', workloadGraceSeconds: 1.5 }, 'driver_config.workloadTerminationGracePeriodSeconds must be a non-negative integer, got 1.5'],
     ];
     for (const [spec, message] of cases) {
-      const full = { command: MAIN, ...spec } as SandboxSpec;
+      const full = { command: MAIN, ...spec } as SandboxRequest;
       for (const call of [d.validate(full), d.create(full)]) {
         const error = await driverError(call);
         expect(error.code, JSON.stringify(spec)).toBe('INVALID_ARGUMENT');
@@ -86,7 +86,9 @@ test.describe('bad input', () => {
     const spy = lab.spy(cluster);
     const d = lab.driver(cluster);
     const namespaces = namespaceNames(cluster);
-    for (const call of [d.create({ name: 'demo', command: MAIN }), d.capabilities(), d.list(), d.get('0123456789abcdef'), d.stop('0123456789abcdef')]) {
+    // GetCapabilities answers without the cluster (a gateway asks it first, at start-up).
+    expect((await d.capabilities()).driverName).toBe('kubernetes');
+    for (const call of [d.create({ name: 'demo', command: MAIN }), d.list(), d.get('0123456789abcdef'), d.stop('0123456789abcdef')]) {
       const error = await driverError(call);
       expect(error.code).toBe('FAILED_PRECONDITION');
       expect(error.message).toBe(NO_API);
@@ -108,7 +110,6 @@ test.describe('bad input', () => {
     const id = '0123456789abcdef';
     for (const [label, call] of [
       ['create', d.create({ name: 'demo', command: MAIN })],
-      ['capabilities', d.capabilities()],
       ['list', d.list()],
       ['get', d.get(id)],
       ['stop', d.stop(id)],

@@ -10,7 +10,7 @@ import { ChangeSignal } from './change-signal.ts';
 import type { DriverContext } from './context.ts';
 import { asDriverError, type KubeObject } from './kube.ts';
 import { ANNOTATION, sandboxObjectNames } from './names.ts';
-import { condition, readState } from './sandbox-state.ts';
+import { CLEANUP_FAILED_ANNOTATION, condition, readState } from './sandbox-state.ts';
 import { superseded, transition } from './transition.ts';
 
 export type GenerationOperation = 'create' | 'restart';
@@ -28,6 +28,7 @@ export type Standing =
   | { kind: 'superseded'; what: string };
 
 const READY_WAIT = 'waiting for the sandbox to become Ready';
+const RELEASE_WAIT = 'waiting for the generation to be released';
 
 const COMPLETION = {
   metadata: {
@@ -37,6 +38,7 @@ const COMPLETION = {
       [ANNOTATION.operation]: null,
       [ANNOTATION.phase]: null,
       [ANNOTATION.readiness]: 'ready',
+      [CLEANUP_FAILED_ANNOTATION]: null,
     },
   },
 };
@@ -60,7 +62,7 @@ export function standing(cr: KubeObject, generation: string, operation: Generati
   if (state.operation !== operation) return moved(`a ${state.operation} of the sandbox began`);
   const finished = condition(state, 'Finished');
   if (finished?.status === 'True') return { kind: 'failed', message: `the workload Pod ended before the sandbox became Ready: ${finished.reason} ${finished.message ?? ''}`.trim() };
-  if (state.phase !== 'released') return { kind: 'pending', waiting: 'waiting for the generation to be released' };
+  if (state.phase !== 'released') return { kind: 'pending', waiting: RELEASE_WAIT };
   if (condition(state, 'Ready')?.status !== 'True' || condition(state, 'Suspended')?.status === 'True') return { kind: 'pending', waiting: READY_WAIT };
   return { kind: 'completable' };
 }
@@ -88,13 +90,20 @@ export async function advanceGeneration(ctx: DriverContext, cr: KubeObject, gene
   return { cr: after, standing: standing(after, generation, operation) };
 }
 
+/** True once `generation` is released (or further): its install is done, whoever did it. */
+function installed(now: Standing): boolean {
+  return now.kind === 'completed' || now.kind === 'completable' || (now.kind === 'pending' && now.waiting !== RELEASE_WAIT);
+}
+
 /**
  * Waits until `generation` is complete — completing it here when it is ready to be, or accepting
- * another replica's completion — and returns the Sandbox. Wakes on watch events of the Sandbox
- * and the supervisor Pod, polls as the fallback, and fails with FAILED_PRECONDITION when someone
- * moved the sandbox elsewhere (a stop began, another start began, it is being deleted).
+ * another replica's completion — and returns the Sandbox; with `until: 'installed'`, only until it
+ * is released (a start that joins another replica's start of the same generation). Wakes on
+ * watch events of the Sandbox and the supervisor Pod, polls as the fallback, and fails with
+ * FAILED_PRECONDITION when someone moved the sandbox elsewhere (a stop began, another start
+ * began, it is being deleted).
  */
-export async function awaitGeneration(ctx: DriverContext, cr: KubeObject, generation: string, operation: GenerationOperation): Promise<KubeObject> {
+export async function awaitGeneration(ctx: DriverContext, cr: KubeObject, generation: string, operation: GenerationOperation, until: 'installed' | 'complete' = 'complete'): Promise<KubeObject> {
   const state = readState(cr);
   const [group, version] = cr.apiVersion!.split('/');
   const changes = ChangeSignal.open(ctx.kube.config, [
@@ -110,6 +119,7 @@ export async function awaitGeneration(ctx: DriverContext, cr: KubeObject, genera
       if (fresh.metadata!.uid !== cr.metadata!.uid) throw superseded(ctx, `Sandbox ${state.crName} was replaced`);
       const advanced = await advanceGeneration(ctx, fresh, generation, operation);
       ctx.call.enter(advanced.standing.kind === 'pending' ? advanced.standing.waiting : READY_WAIT);
+      if (until === 'installed' && installed(advanced.standing)) return advanced.cr;
       switch (advanced.standing.kind) {
         case 'completed':
           return advanced.cr;

@@ -1,4 +1,4 @@
-import { DriverError, type SandboxSpec } from '../compute-driver.ts';
+import { DriverError } from '../compute-driver.ts';
 import type { DriverContext } from './context.ts';
 import { isCallEnd } from './call-scope.ts';
 import { installGeneration, preparing } from './generation.ts';
@@ -6,22 +6,27 @@ import { asDriverError, type KubeObject } from './kube.ts';
 import { BOUNDARY_PORT, crName } from './names.ts';
 import { newGeneration, operatingSpec, renderBoundaryService, renderSandbox, renderSupervisorPod, type SandboxIdentity } from './render.ts';
 import { readState } from './sandbox-state.ts';
+import type { LaunchSpec } from './sandbox-spec.ts';
 import { Superseded, transition } from './transition.ts';
 import { ensureWorkspace } from './workspaces.ts';
 
 /**
- * Create: the CR is born suspended with the bootstrap annotations; then the boundary Service,
- * the gated supervisor Pod, the running patch, and the generation install, returning once the
- * generation is complete (whoever completed it). If a companion step fails the CR is deleted
- * (rollback) and the error returned. Not when the caller's deadline ended the call, nor when
- * someone else moved the sandbox on (a stop began): the Sandbox is then durable state that
- * reconciliation completes once Ready or reaps after the bootstrap grace, or that a stop takes.
+ * Create, for the id the caller minted: ALREADY_EXISTS when a Sandbox carries that id already.
+ * The CR is born suspended with the bootstrap annotations; then the boundary Service, the gated
+ * supervisor Pod, the running patch, and the generation install, returning the Sandbox once the
+ * generation is `released` (its completion is a state reached later: see completion.ts). If a
+ * companion step fails the CR is deleted (rollback) and the error returned. Not when the
+ * caller's deadline ended the call, nor when someone else moved the sandbox on (a stop began):
+ * the Sandbox is then durable state that reconciliation completes once Ready or reaps after
+ * the bootstrap grace, or that a stop takes.
  */
-export async function createSandbox(ctx: DriverContext, id: string, spec: SandboxSpec): Promise<KubeObject> {
+export async function createSandbox(ctx: DriverContext, id: string, spec: LaunchSpec): Promise<KubeObject> {
   const workspace = spec.workspace ?? ctx.config.defaultWorkspace;
   // API first: a cluster without Agent Sandbox must fail before the workspace namespace is made.
   ctx.call.enter('detecting the Agent Sandbox API');
   const apiVersion = await ctx.sandboxApiVersion();
+  ctx.call.enter('checking the sandbox id is free');
+  if ((await ctx.listSandboxes(id)).length) throw new DriverError('ALREADY_EXISTS', `sandbox already exists: a Sandbox resource carries openshell.ai/sandbox-id=${id}`);
   ctx.call.enter('preparing the workspace');
   const namespace = await ensureWorkspace(ctx, workspace);
   const who: SandboxIdentity = { id, name: spec.name, workspace, namespace, crName: crName(ctx.config.workspaceMode, workspace, spec.name) };

@@ -1,6 +1,6 @@
 import { DriverError } from '../compute-driver.ts';
 import { ChangeSignal } from './change-signal.ts';
-import { awaitGeneration, standing, type GenerationOperation } from './completion.ts';
+import { standing, type GenerationOperation } from './completion.ts';
 import type { DriverContext } from './context.ts';
 import { asDriverError, type KubeObject } from './kube.ts';
 import { ANNOTATION, BOOTSTRAP_GATE } from './names.ts';
@@ -11,8 +11,9 @@ import { superseded, transition, type Decide } from './transition.ts';
 /**
  * Installs a generation once the Sandbox runs: waits for the controller's workload Pod (owned by
  * this CR), records both Pod UIDs, creates the generation Secrets, removes the scheduling gates
- * (supervisor first), marks the phase `released`, and returns once the generation is complete —
- * completed here or by any replica's reconciliation. Shared by create and start.
+ * (supervisor first), marks the phase `released` and returns the Sandbox: the generation is
+ * installed. Its completion (completion.ts) is written later by whoever finds it Ready first: a
+ * background completion of this driver or any replica's reconciliation. Shared by create and start.
  */
 export async function installGeneration(ctx: DriverContext, cr: KubeObject, supervisor: KubeObject, boundaryAddress: string, operation: GenerationOperation): Promise<KubeObject> {
   const state = readState(cr);
@@ -36,13 +37,12 @@ export async function installGeneration(ctx: DriverContext, cr: KubeObject, supe
   // Supervisor first: it must be connected to the boundary before the workload is released.
   ctx.call.enter('removing the scheduling gates');
   for (const pod of [supervisor, workload]) await removeBootstrapGate(ctx, state.namespace, pod);
-  cr = await transition(
+  return transition(
     ctx,
     cr,
     'marking the generation released',
     preparing(ctx, generation, operation, (_current, s) => (s.phase === 'released' ? null : { metadata: { annotations: { [ANNOTATION.phase]: 'released' } } })),
   );
-  return awaitGeneration(ctx, cr, generation, operation);
 }
 
 /**

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import * as k8s from '@kubernetes/client-node';
 import {
   DriverError,
@@ -7,30 +6,48 @@ import {
   type DriverCapabilities,
   type DriverEvent,
   type DriverSandbox,
-  type SandboxSpec,
+  type GatewayListenerRequirement,
+  type SandboxRef,
+  type StartSandboxRequest,
 } from '../compute-driver.ts';
-import { CallScope } from './call-scope.ts';
+import { CallScope, isCallEnd } from './call-scope.ts';
+import { awaitGeneration, type GenerationOperation } from './completion.ts';
 import { withDefaults, type DriverOptions, type KubernetesDriverConfig } from './config.ts';
 import { DriverContext } from './context.ts';
 import { createSandbox } from './create.ts';
 import { deleteSandbox } from './delete.ts';
 import { LifecycleGates } from './gates.ts';
 import { Kube, type KubeObject } from './kube.ts';
-import { crName } from './names.ts';
 import { reconcileOnce } from './reconcile.ts';
 import { readState, toDriverSandbox } from './sandbox-state.ts';
+import { launchSpec, type LaunchSpec } from './sandbox-spec.ts';
 import { startSandbox } from './start.ts';
 import { stopSandbox } from './stop.ts';
-import { workspaceNamespace } from './workspaces.ts';
+import { Superseded } from './transition.ts';
+import { deleteWorkspace, ensureWorkspace, workspaceNamespace } from './workspaces.ts';
 
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+export const DRIVER_NAME = 'kubernetes';
+export const DRIVER_VERSION = '0.2.0';
 
-/** The reference compute driver for Kubernetes with Agent Sandbox. */
+/** A generation id a start may carry: its first 12 alphanumerics name the generation's Secrets. */
+const GENERATION_ID = /^[A-Za-z0-9][-A-Za-z0-9]{0,127}$/;
+
+/**
+ * The reference compute driver for Kubernetes with Agent Sandbox, serving OpenShell's contract:
+ * ids come from the caller; CreateSandbox and StartSandbox return once the generation is
+ * installed (`released`) and leave a background completion racing reconciliation for the
+ * guarded completion patch — bounded by the bootstrap grace, ended when the driver closes;
+ * readiness reaches callers through the watch and GetSandbox (`Bootstrapping=True`,
+ * `Ready=False` while the marker is present).
+ */
 export class KubernetesDriver implements ComputeDriver {
   readonly config: KubernetesDriverConfig;
   private readonly ctx: DriverContext;
   private reconcileTimer?: NodeJS.Timeout;
   private reconciling?: Promise<void>;
+  /** Aborted when the driver closes or halts: background completions and watches end with it. */
+  private readonly lifetime = new AbortController();
+  private readonly background = new Set<Promise<void>>();
   private closed = false;
 
   constructor(options: DriverOptions & { log?: (line: string) => void }) {
@@ -39,97 +56,144 @@ export class KubernetesDriver implements ComputeDriver {
     if (this.config.reconcileIntervalMs > 0) this.scheduleReconcile();
   }
 
-  async capabilities(options?: CallOptions): Promise<DriverCapabilities> {
-    return this.call('capabilities', options, async (ctx) => ({
-      driverName: 'kubernetes',
-      driverVersion: '0.1.0',
-      agentSandboxApiVersion: (await ctx.sandboxApiVersion()).split('/')[1],
-      workspaceMode: this.config.workspaceMode,
-      variant: this.config.variant,
+  /** Answers without the cluster: a gateway snapshots it at start-up, before anything else. */
+  async getCapabilities(options?: CallOptions): Promise<DriverCapabilities> {
+    return this.call('capabilities', options, async () => ({
+      driverName: DRIVER_NAME,
+      // The defect variant says so in its version (semver build metadata), so every report names it.
+      driverVersion: this.config.variant === 'reference' ? DRIVER_VERSION : `${DRIVER_VERSION}+${this.config.variant}`,
+      defaultImage: this.config.images.workload,
       gatewayManagesLifecycle: false,
+      supportsSandboxAuthentication: false,
+      driverReportsRuntimeReadiness: false,
     }));
   }
 
-  async validate(spec: SandboxSpec, options?: CallOptions): Promise<void> {
-    return this.call('validate', options, async () => this.check(spec));
-  }
-
-  async create(spec: SandboxSpec, options?: CallOptions): Promise<DriverSandbox> {
-    return this.call('create', options, async (ctx) => {
-      this.check(spec);
-      const id = randomBytes(8).toString('hex');
-      return this.gated(ctx, id, async () => toDriverSandbox(await createSandbox(ctx, id, spec)));
+  async authenticateSandbox(_credential: string, options?: CallOptions): Promise<string> {
+    return this.call('authenticate', options, async () => {
+      throw new DriverError('UNIMPLEMENTED', 'AuthenticateSandbox is not implemented: this driver reports supports_sandbox_authentication=false');
     });
   }
 
-  async get(id: string, options?: CallOptions): Promise<DriverSandbox> {
+  async getGatewayListenerRequirements(options?: CallOptions): Promise<GatewayListenerRequirement[]> {
+    return this.call('listener requirements', options, async () => {
+      throw new DriverError('UNIMPLEMENTED', 'GetGatewayListenerRequirements is not implemented: this driver reports supports_sandbox_authentication=false and needs no gateway listener');
+    });
+  }
+
+  async validateSandboxCreate(sandbox: DriverSandbox, options?: CallOptions): Promise<void> {
+    return this.call('validate', options, async () => void this.check(sandbox));
+  }
+
+  async createSandbox(sandbox: DriverSandbox, options?: CallOptions): Promise<void> {
+    return this.call('create', options, async (ctx) => {
+      const spec = this.check(sandbox);
+      ctx.call.subject = `sandbox ${sandbox.id}`;
+      // The completion starts inside the gated work: once the generation is released it follows
+      // even when this call's caller has just stopped waiting.
+      await this.gated(ctx, sandbox.id, async () => this.completeInBackground(await createSandbox(ctx, sandbox.id, spec), 'create'));
+    });
+  }
+
+  async getSandbox(ref: SandboxRef, options?: CallOptions): Promise<DriverSandbox> {
     return this.call('get', options, async (ctx) => {
       ctx.call.enter('reading the Sandbox');
-      return toDriverSandbox(await ctx.findSandbox(id));
+      return toDriverSandbox(await ctx.findSandbox(ref.sandboxId));
     });
   }
 
-  async list(options?: CallOptions): Promise<DriverSandbox[]> {
+  async listSandboxes(options?: CallOptions): Promise<DriverSandbox[]> {
     return this.call('list', options, async (ctx) => {
       ctx.call.enter('listing the Sandboxes');
       return (await ctx.listSandboxes()).map((cr) => toDriverSandbox(cr));
     });
   }
 
-  async stop(id: string, options?: CallOptions): Promise<DriverSandbox> {
+  async stopSandbox(ref: SandboxRef, options?: CallOptions): Promise<void> {
     return this.call('stop', options, async (ctx) => {
       ctx.call.enter('reading the Sandbox');
-      const cr = await ctx.findSandbox(id);
-      ctx.call.subject = `sandbox ${id}`;
-      return this.gated(ctx, id, async () => {
-        const outcome = await stopSandbox(ctx, (await ctx.kube.get(ctx.ref(cr))) ?? cr);
-        return toDriverSandbox(outcome.sandbox, outcome.warnings);
-      });
+      const cr = await ctx.findSandbox(ref.sandboxId);
+      ctx.call.subject = `sandbox ${ref.sandboxId}`;
+      await this.gated(ctx, ref.sandboxId, async () => void (await stopSandbox(ctx, (await ctx.kube.get(ctx.ref(cr))) ?? cr)));
     });
   }
 
-  async start(id: string, options?: CallOptions): Promise<DriverSandbox> {
+  async startSandbox(request: StartSandboxRequest, options?: CallOptions): Promise<void> {
     return this.call('start', options, async (ctx) => {
+      if (request.generationId !== undefined && !GENERATION_ID.test(request.generationId)) {
+        throw new DriverError('INVALID_ARGUMENT', `generation_id "${request.generationId}" must be 1 to 128 letters, digits and '-', starting with a letter or digit`);
+      }
       ctx.call.enter('reading the Sandbox');
-      const cr = await ctx.findSandbox(id);
-      ctx.call.subject = `sandbox ${id}`;
-      return this.gated(ctx, id, async () => toDriverSandbox(await startSandbox(ctx, (await ctx.kube.get(ctx.ref(cr))) ?? cr)));
+      const cr = await ctx.findSandbox(request.sandboxId);
+      ctx.call.subject = `sandbox ${request.sandboxId}`;
+      await this.gated(ctx, request.sandboxId, async () => this.completeInBackground(await startSandbox(ctx, (await ctx.kube.get(ctx.ref(cr))) ?? cr, request.generationId), 'restart'));
     });
   }
 
-  async delete(id: string, options?: CallOptions): Promise<boolean> {
+  async deleteSandbox(ref: SandboxRef, options?: CallOptions): Promise<boolean> {
     return this.call('delete', options, async (ctx) => {
-      if (!id) throw new DriverError('INVALID_ARGUMENT', 'sandbox_id is required');
-      ctx.call.subject = `sandbox ${id}`;
-      return this.gated(ctx, id, async () => {
+      if (!ref.sandboxId) throw new DriverError('INVALID_ARGUMENT', 'sandbox_id is required');
+      ctx.call.subject = `sandbox ${ref.sandboxId}`;
+      return this.gated(ctx, ref.sandboxId, async () => {
         ctx.call.enter('reading the Sandbox');
-        const found = await ctx.listSandboxes(id);
+        const found = await ctx.listSandboxes(ref.sandboxId);
         if (found.length === 0) return false;
         return deleteSandbox(ctx, found[0]);
       });
     });
   }
 
-  /** Streams snapshots from a watch on the managed Sandbox resources until the signal aborts. */
-  async watch(listener: (event: DriverEvent) => void, signal: AbortSignal): Promise<void> {
+  /** Managed mode: the workspace's namespace (and its service account); shared and operator modes check it is usable. */
+  async ensureWorkspace(workspace: string, options?: CallOptions): Promise<void> {
+    return this.call('ensure workspace', options, async (ctx) => {
+      this.checkWorkspace(workspace);
+      ctx.call.enter('preparing the workspace');
+      await ensureWorkspace(ctx, workspace);
+    });
+  }
+
+  /** Managed mode: deletes the workspace's namespace; shared and operator modes delete nothing. */
+  async deleteWorkspace(workspace: string, options?: CallOptions): Promise<void> {
+    return this.call('delete workspace', options, async (ctx) => {
+      this.checkWorkspace(workspace);
+      await deleteWorkspace(ctx, workspace);
+    });
+  }
+
+  /**
+   * Streams a snapshot of every managed sandbox (each watch starts with the current ones) and of
+   * each change, and `deleted` when a Sandbox goes, until the signal aborts or the driver closes.
+   */
+  async watchSandboxes(listener: (event: DriverEvent) => void, callerSignal: AbortSignal): Promise<void> {
+    const signal = AbortSignal.any([callerSignal, this.lifetime.signal]);
     const apiVersion = await this.ctx.sandboxApiVersion();
     const namespace = this.config.workspaceMode === 'shared' ? this.config.namespace : undefined;
     const path = `/apis/${apiVersion}${namespace ? `/namespaces/${namespace}` : ''}/sandboxes`;
     const watcher = new k8s.Watch(this.config.kubeconfig);
+    let restarts = 0;
     while (!signal.aborted) {
+      // A watch the API server ends is reopened (it then re-sends every sandbox); one that keeps failing backs off.
+      if (restarts++ > 0) await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** Math.min(restarts, 5), 2000)));
       await new Promise<void>((resolve) => {
         let request: { abort(): void } | undefined;
         const onAbort = () => request?.abort();
         signal.addEventListener('abort', onAbort, { once: true });
         watcher
           .watch(path, { labelSelector: this.ctx.selector() }, (type, object: KubeObject) => {
+            if (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED') return; // BOOKMARK, ERROR
             const id = readState(object).id;
             listener(type === 'DELETED' ? { type: 'deleted', sandboxId: id } : { type: 'sandbox', sandbox: toDriverSandbox(object) });
           }, () => {
             signal.removeEventListener('abort', onAbort);
             resolve();
           })
-          .then((r) => (request = r), () => resolve());
+          .then(
+            (r) => {
+              request = r;
+              if (signal.aborted) r.abort(); // aborted while the watch was opening
+            },
+            () => resolve(),
+          );
       });
     }
   }
@@ -146,34 +210,51 @@ export class KubernetesDriver implements ComputeDriver {
    */
   halt(): void {
     this.closed = true;
+    this.lifetime.abort();
     clearTimeout(this.reconcileTimer);
     this.ctx.kube.halt();
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    this.lifetime.abort();
     clearTimeout(this.reconcileTimer);
-    await this.reconciling;
+    await Promise.all([this.reconciling, ...this.background]);
   }
 
-  /** Checks a spec; INVALID_ARGUMENT listing every problem. Sends no request. */
-  private check(spec: SandboxSpec): void {
-    const problems: string[] = [];
-    const workspace = spec.workspace ?? this.config.defaultWorkspace;
-    if (!spec.name) problems.push('name is required');
-    else if (!DNS_LABEL.test(spec.name)) problems.push(`name "${spec.name}" must be a DNS-1123 label: lower case alphanumeric characters or '-', starting and ending with an alphanumeric character`);
-    if (!DNS_LABEL.test(workspace)) problems.push(`workspace "${workspace}" must be a DNS-1123 label`);
-    const cr = crName(this.config.workspaceMode, workspace, spec.name ?? '');
-    if (cr.length > 63) problems.push(`sandbox name "${cr}" is ${cr.length} characters; the limit is 63${this.config.workspaceMode === 'shared' ? ' (shared mode names it {workspace}--{name})' : ''}`);
-    if (this.config.workspaceMode === 'managed') {
-      const namespace = workspaceNamespace(this.ctx, workspace);
-      if (namespace.length > 63) problems.push(`workspace "${workspace}" would be namespace "${namespace}", ${namespace.length} characters; the limit is 63 (managed mode names it openshell-{gateway}-{workspace})`);
-    }
-    if (!Array.isArray(spec.command) || spec.command.some((c) => typeof c !== 'string')) problems.push('command must be a list of strings');
-    for (const [field, value] of [['supervisorGraceSeconds', spec.supervisorGraceSeconds], ['workloadGraceSeconds', spec.workloadGraceSeconds]] as const) {
-      if (value !== undefined && (!Number.isInteger(value) || value < 0)) problems.push(`${field} must be a non-negative integer`);
-    }
-    if (problems.length) throw new DriverError('INVALID_ARGUMENT', `invalid sandbox: ${problems.join('; ')}`);
+  /** The sandbox's launch inputs; INVALID_ARGUMENT listing every problem. Sends no request. */
+  private check(sandbox: DriverSandbox): LaunchSpec {
+    return launchSpec(sandbox, { workspaceMode: this.config.workspaceMode, defaultWorkspace: this.config.defaultWorkspace, namespaceOf: (w) => workspaceNamespace(this.ctx, w) });
+  }
+
+  private checkWorkspace(workspace: string): void {
+    if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(workspace)) throw new DriverError('INVALID_ARGUMENT', `workspace "${workspace}" must be a DNS-1123 label`);
+  }
+
+  /**
+   * The completion of a generation just installed, in the background: it races reconciliation
+   * (any replica's) for the one guarded completion patch, whoever loses writes nothing. Bounded
+   * by the bootstrap grace; ends when the driver closes; a sandbox moved on (stopped, deleted,
+   * restarted) ends it quietly.
+   */
+  private completeInBackground(cr: KubeObject, operation: GenerationOperation): void {
+    const generation = readState(cr).generation;
+    if (!generation || this.closed) return;
+    const scope = new CallScope(`${operation === 'create' ? 'create' : 'start'} completion`, { deadline: Date.now() + this.config.bootstrapGraceMs, signal: this.lifetime.signal });
+    scope.subject = `sandbox ${readState(cr).id}`;
+    const run = awaitGeneration(this.ctx.forCall(scope), cr, generation, operation)
+      .then(
+        () => undefined,
+        (error: Error) => {
+          if (isCallEnd(error) || error instanceof Superseded || this.closed) return;
+          this.ctx.log(`sandbox ${readState(cr).id}: ${scope.operation}: ${error.message}`);
+        },
+      )
+      .finally(() => {
+        scope.close();
+        this.background.delete(run);
+      });
+    this.background.add(run);
   }
 
   /**

@@ -3,6 +3,7 @@
  * and watch()) and the CR's bootstrap annotations through create, stop, start and delete; the
  * Agent Sandbox patch shapes of both API versions; create rollback when a companion step fails.
  */
+import { observedPhase } from '../gateway/phase.ts';
 import { ANNOTATION } from './names.ts';
 import { HOLD, MAIN, NAMESPACE, driverError, expect, leftovers, phaseReader, sampleWhile, sandboxes, setFinalizer, stopOrderViolations, test } from './test-kit.ts';
 
@@ -15,7 +16,7 @@ test.describe('lifecycle phases', () => {
 
     // The driver's own watch stream, established before anything happens.
     const streamed: string[] = [];
-    void d.watch((e) => streamed.push(e.type === 'sandbox' ? e.sandbox.phase : 'deleted'), lab.signal());
+    void d.driver.watchSandboxes((e) => streamed.push(e.type === 'sandbox' ? observedPhase(e.sandbox) : 'deleted'), lab.signal());
     await expect.poll(() => spy.requests.some((r) => r.verb === 'watch' && r.resource === 'sandboxes.agents.x-k8s.io')).toBe(true);
 
     let id: string | undefined;
@@ -54,8 +55,8 @@ test.describe('lifecycle phases', () => {
     // A finalizer holds the deleted Sandbox so that Deleting is observable.
     setFinalizer(cluster, sandboxes(cluster, NAMESPACE), names.sandbox, HOLD, true);
     const deleting = d.delete(id);
-    await expect.poll(async () => (await d.get(id!)).phase).toBe('Deleting');
-    expect((await d.get(id)).deleting).toBe(true);
+    await expect.poll(async () => (await d.get(id!)).deleting).toBe(true);
+    expect((await d.get(id)).phase).toBe('Deleting');
     setFinalizer(cluster, sandboxes(cluster, NAMESPACE), names.sandbox, HOLD, false);
     expect(await deleting).toBe(true);
     expect((await driverError(d.get(id))).code).toBe('NOT_FOUND');
@@ -74,7 +75,8 @@ test.describe('lifecycle phases', () => {
     ]);
     await expect.poll(() => streamed[streamed.length - 1]).toBe('deleted');
     const phases = streamed.filter((p, i) => i === 0 || streamed[i - 1] !== p);
-    expect(phases).toEqual(['Provisioning', 'Ready', 'Stopping', 'Stopped', 'Starting', 'Ready', 'Deleting', 'deleted']);
+    // The driver reports no phase: these are the observed ones (a stop in flight shows Bootstrapping, hence Provisioning).
+    expect(phases).toEqual(['Provisioning', 'Ready', 'Provisioning', 'Stopped', 'Provisioning', 'Ready', 'Deleting', 'deleted']);
   });
 
   test('stopping a stopped sandbox is a no-op that keeps it Stopped; starting a running one is refused', async ({ lab }) => {
@@ -102,7 +104,6 @@ test.describe('Agent Sandbox API versions', () => {
       const spy = lab.spy(cluster);
       const timeline = lab.timeline(cluster);
       const d = lab.driver(cluster);
-      expect((await d.capabilities()).agentSandboxApiVersion).toBe(apiVersion);
 
       const created = await d.create({ name: 'demo', command: MAIN });
       const cr = created.objects.sandbox;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { SandboxSpec } from '../compute-driver.ts';
 import type { KubernetesDriverConfig } from './config.ts';
 import type { KubeObject } from './kube.ts';
+import type { LaunchSpec } from './sandbox-spec.ts';
 import { ANNOTATION, BOOTSTRAP_GATE, BOUNDARY_PORT, LABEL, MANAGED_BY, SUPERVISOR_HEALTH_PORT, sandboxObjectNames } from './names.ts';
 
 export interface SandboxIdentity {
@@ -37,7 +37,7 @@ export function operatingSpec(apiVersion: string, suspended: boolean): Record<st
   return apiVersion.endsWith('v1alpha1') ? { replicas: suspended ? 0 : 1 } : { operatingMode: suspended ? 'Suspended' : 'Running' };
 }
 
-export function workloadPodTemplate(config: KubernetesDriverConfig, who: SandboxIdentity, spec: SandboxSpec, generation: string) {
+export function workloadPodTemplate(config: KubernetesDriverConfig, who: SandboxIdentity, spec: LaunchSpec, generation: string) {
   const names = sandboxObjectNames(who.id, who.crName, generation);
   return {
     metadata: {
@@ -51,7 +51,7 @@ export function workloadPodTemplate(config: KubernetesDriverConfig, who: Sandbox
       containers: [
         {
           name: 'agent',
-          image: config.images.workload,
+          image: spec.image ?? config.images.workload,
           args: spec.command,
           env: [
             { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
@@ -73,7 +73,7 @@ export function workloadPodTemplate(config: KubernetesDriverConfig, who: Sandbox
   };
 }
 
-export function renderSandbox(config: KubernetesDriverConfig, apiVersion: string, who: SandboxIdentity, spec: SandboxSpec, generation: string): KubeObject {
+export function renderSandbox(config: KubernetesDriverConfig, apiVersion: string, who: SandboxIdentity, spec: LaunchSpec, generation: string): KubeObject {
   return {
     apiVersion,
     kind: 'Sandbox',
@@ -90,7 +90,7 @@ export function renderSandbox(config: KubernetesDriverConfig, apiVersion: string
         [ANNOTATION.phase]: 'preparing',
         [ANNOTATION.generation]: generation,
         [ANNOTATION.startedAt]: String(Date.now()),
-        [ANNOTATION.mainProcessSpec]: JSON.stringify({ command: spec.command, environment: spec.environment ?? {}, supervisorGraceSeconds: spec.supervisorGraceSeconds, workloadGraceSeconds: spec.workloadGraceSeconds }),
+        [ANNOTATION.mainProcessSpec]: JSON.stringify({ command: spec.command, environment: spec.environment ?? {}, image: spec.image, supervisorGraceSeconds: spec.supervisorGraceSeconds, workloadGraceSeconds: spec.workloadGraceSeconds }),
       },
     },
     spec: {

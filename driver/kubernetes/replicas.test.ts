@@ -7,7 +7,6 @@
  */
 import type { EmbeddedCluster } from '../../cluster/embedded/cluster.ts';
 import type { KubeObject } from '../../cluster/embedded/types.ts';
-import type { KubernetesDriver } from './kubernetes-driver.ts';
 import { ANNOTATION } from './names.ts';
 import {
   MAIN,
@@ -22,6 +21,7 @@ import {
   test,
   type ApiSpy,
   type Lab,
+  type TestDriver,
   type Timeline,
 } from './test-kit.ts';
 
@@ -29,7 +29,7 @@ const EACH_SECOND = { reconcileIntervalMs: 1000 };
 /** Far beyond what any step takes; only a hang reaches it. */
 const HANG_GUARD_MS = 45_000;
 
-function replicas(lab: Lab, cluster: EmbeddedCluster, a: object = {}, b: object = {}): [KubernetesDriver, KubernetesDriver] {
+function replicas(lab: Lab, cluster: EmbeddedCluster, a: object = {}, b: object = {}): [TestDriver, TestDriver] {
   return [lab.driver(cluster, { ...EACH_SECOND, ...a }, 'A'), lab.driver(cluster, { ...EACH_SECOND, ...b }, 'B')];
 }
 
@@ -61,7 +61,7 @@ async function settles<T>(call: Promise<T>, what: string, show: () => string): P
 }
 
 /** Starts a reconciliation pass of `replica` the moment the Sandbox first commits a state matching `when`. */
-function reconcileWhen(timeline: Timeline, crName: string, replica: KubernetesDriver, when: (o: KubeObject) => boolean): void {
+function reconcileWhen(timeline: Timeline, crName: string, replica: TestDriver, when: (o: KubeObject) => boolean): void {
   let fired = false;
   timeline.onChange((seen) => {
     if (fired || seen.kind !== 'Sandbox' || seen.name !== crName || seen.type === 'DELETED' || !when(seen.object)) return;
@@ -237,7 +237,7 @@ test.describe('two replicas, each reconciling every second', () => {
     const seenByB: string[] = [];
     let passes: Promise<void> | undefined;
     spy.onRequest((request) => {
-      if (request.verb === 'list' && request.resource === 'sandboxes.agents.x-k8s.io') seenByB.push(shows(cluster, crName));
+      if (passes && request.verb === 'list' && request.resource === 'sandboxes.agents.x-k8s.io') seenByB.push(shows(cluster, crName));
       if (!passes && request.verb === 'create' && request.resource === 'secrets') passes = b.reconcile().then(() => b.reconcile());
     });
 

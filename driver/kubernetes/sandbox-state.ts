@@ -1,6 +1,6 @@
-import type { DriverCondition, DriverSandbox, PublicPhase } from '../compute-driver.ts';
+import type { DriverCondition, DriverSandbox } from '../compute-driver.ts';
 import type { KubeObject } from './kube.ts';
-import { ANNOTATION, LABEL, sandboxObjectNames, type BootstrapOperation, type BootstrapPhase } from './names.ts';
+import { ANNOTATION, LABEL, type BootstrapOperation, type BootstrapPhase } from './names.ts';
 
 /** What the driver reads off a Sandbox CR. */
 export interface SandboxState {
@@ -16,7 +16,16 @@ export interface SandboxState {
   suspendedInSpec: boolean;
   /** The Agent Sandbox controller's name for the workload Pod (annotation, else the CR name). */
   workloadPod: string;
-  conditions: DriverCondition[];
+  conditions: CrCondition[];
+}
+
+/** A condition of the Sandbox's status, as the Agent Sandbox controller writes it. */
+export interface CrCondition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+  lastTransitionTime?: string;
 }
 
 export function readState(cr: KubeObject): SandboxState {
@@ -40,52 +49,73 @@ export function readState(cr: KubeObject): SandboxState {
 }
 
 /** Conditions observed at the CR's current generation (older ones are stale, e.g. v0.5.0's Suspended after resume). */
-export function currentConditions(cr: KubeObject): DriverCondition[] {
+export function currentConditions(cr: KubeObject): CrCondition[] {
   const generation = cr.metadata?.generation;
-  const conditions = ((cr.status?.conditions ?? []) as (DriverCondition & { observedGeneration?: number })[]).filter(
+  const conditions = ((cr.status?.conditions ?? []) as (CrCondition & { observedGeneration?: number })[]).filter(
     (c) => c.observedGeneration === undefined || generation === undefined || c.observedGeneration === generation,
   );
   return conditions.map(({ type, status, reason, message, lastTransitionTime }) => ({ type, status, reason, message, lastTransitionTime }));
 }
 
-export function condition(state: SandboxState, type: string): DriverCondition | undefined {
+export function condition(state: SandboxState, type: string): CrCondition | undefined {
   return state.conditions.find((c) => c.type === type);
 }
 
-/** The phase a gateway would show, composed from the CR's state. */
-export function publicPhase(cr: KubeObject, state: SandboxState): PublicPhase {
-  if (cr.metadata?.deletionTimestamp) return 'Deleting';
-  if (state.bootstrapping) {
-    if (state.operation === 'stop') return 'Stopping';
-    if (state.operation === 'restart') return 'Starting';
-    return 'Provisioning';
+/**
+ * The reference driver's own annotation (not OpenShell's): the generation-Secret cleanup failures
+ * of the last stop, reported as a `CleanupFailed` condition until the next start completes.
+ */
+export const CLEANUP_FAILED_ANNOTATION = 'sandbox-conformance.dev/cleanup-failed';
+
+const STARTING = { reason: 'SandboxRuntimeGenerationStarting', message: 'a sandbox runtime transition is in flight' };
+
+/**
+ * The conditions the driver reports (it reports no phase): the Sandbox's own, at its current
+ * generation; while the bootstrap marker is present `Bootstrapping=True` replaces `Suspended`
+ * and `Ready` is forced False, as OpenShell's driver does, so no caller mistakes a generation
+ * still being installed (or a stop under way) for a ready one; once stopped (suspended in spec,
+ * no marker) `Ready` is False and `Suspended` True whatever a stale status says (v0.4.6 keeps
+ * `Ready=True` while suspended); and a stop's Secret cleanup failure as `CleanupFailed`.
+ */
+export function reportedConditions(cr: KubeObject, state: SandboxState = readState(cr)): DriverCondition[] {
+  const own = (type: string) => state.conditions.find((c) => c.type === type);
+  const as = (c: CrCondition): DriverCondition => ({ type: c.type, status: c.status, reason: c.reason ?? '', message: c.message ?? '', ...(c.lastTransitionTime && { transitionTime: new Date(c.lastTransitionTime).toISOString() }) });
+  let conditions = state.conditions.map(as);
+  const replace = (types: string[], added: DriverCondition[]) => (conditions = [...conditions.filter((c) => !types.includes(c.type)), ...added]);
+  if (cr.metadata?.deletionTimestamp) {
+    // Deleting: reported through `deleting`; the conditions stay as the Sandbox shows them.
+  } else if (state.bootstrapping) {
+    replace(['Suspended', 'Ready', 'Bootstrapping'], [
+      { type: 'Ready', status: 'False', ...STARTING },
+      { type: 'Bootstrapping', status: 'True', ...STARTING },
+    ]);
+  } else if (state.suspendedInSpec) {
+    const suspended = own('Suspended');
+    replace(['Ready', 'Suspended'], [
+      { type: 'Ready', status: 'False', reason: 'SandboxSuspended', message: 'the sandbox is stopped' },
+      suspended?.status === 'True' ? as(suspended) : { type: 'Suspended', status: 'True', reason: 'SandboxSuspended', message: 'the sandbox is stopped' },
+    ]);
   }
-  if (state.suspendedInSpec) return 'Stopped';
-  if (condition(state, 'Finished')?.status === 'True') return 'Error';
-  if (condition(state, 'Ready')?.status === 'True') return 'Ready';
-  return 'Provisioning';
+  const cleanup = cr.metadata?.annotations?.[CLEANUP_FAILED_ANNOTATION];
+  if (cleanup) conditions.push({ type: 'CleanupFailed', status: 'True', reason: 'GenerationSecretCleanupFailed', message: cleanup });
+  return conditions;
 }
 
-export function toDriverSandbox(cr: KubeObject, warnings: string[] = []): DriverSandbox {
+/** The driver's snapshot of a sandbox: identity and observed status, no spec (observations may omit it). */
+export function toDriverSandbox(cr: KubeObject): DriverSandbox {
   const state = readState(cr);
-  const names = sandboxObjectNames(state.id, state.crName, state.generation);
-  const conditions = [...state.conditions];
-  for (const warning of warnings) conditions.push({ type: 'CleanupFailed', status: 'True', reason: 'GenerationSecretCleanupFailed', message: warning });
   return {
     id: state.id,
     name: state.name,
-    workspace: state.workspace,
     namespace: state.namespace,
-    phase: publicPhase(cr, state),
-    conditions,
-    deleting: !!cr.metadata?.deletionTimestamp,
-    objects: {
-      sandbox: state.crName,
-      workloadPod: state.workloadPod,
-      supervisorPod: names.supervisorPod,
-      boundaryService: names.boundaryService,
-      generation: state.generation,
-      secrets: [names.sandboxSecret, names.supervisorSecret].filter((n): n is string => !!n),
+    workspace: state.workspace,
+    status: {
+      name: state.crName,
+      instanceId: state.suspendedInSpec ? '' : state.workloadPod,
+      agentFd: '',
+      sandboxFd: '',
+      conditions: reportedConditions(cr, state),
+      deleting: !!cr.metadata?.deletionTimestamp,
     },
   };
 }

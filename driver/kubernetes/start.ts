@@ -1,4 +1,4 @@
-import { DriverError, type SandboxSpec } from '../compute-driver.ts';
+import { DriverError } from '../compute-driver.ts';
 import { isCallEnd } from './call-scope.ts';
 import { ChangeSignal } from './change-signal.ts';
 import { advanceGeneration, awaitGeneration } from './completion.ts';
@@ -9,19 +9,26 @@ import { asDriverError, isConflict, type KubeObject } from './kube.ts';
 import { ANNOTATION, BOUNDARY_PORT, sandboxObjectNames } from './names.ts';
 import { newGeneration, operatingSpec, renderSupervisorPod, workloadPodTemplate } from './render.ts';
 import { readState } from './sandbox-state.ts';
+import type { LaunchSpec } from './sandbox-spec.ts';
 import { stopSandbox } from './stop.ts';
 import { Superseded, transition } from './transition.ts';
 
 /**
- * Start a stopped sandbox as a new generation. The start is first recorded on the Sandbox
+ * Start a stopped sandbox as a new generation (`generationId`, the caller's, when given: a retry
+ * of one start reuses it and finds it done). The start is first recorded on the Sandbox
  * (`restart`/`preparing`, guarded by the resourceVersion of the stopped state it was decided
  * from), so of two starts racing on two replicas exactly one proceeds and the other joins it.
  * Then the previous supervisor goes, a new gated supervisor is created, the running patch (with
- * the new generation's bootstrap Secret in the template), and the same install as create. If a
- * step fails, a stop rolls it back.
+ * the new generation's bootstrap Secret in the template), and the same install as create,
+ * returning once the generation is `released`. If a step fails, a stop rolls it back.
  */
-export async function startSandbox(ctx: DriverContext, cr: KubeObject): Promise<KubeObject> {
+export async function startSandbox(ctx: DriverContext, cr: KubeObject, generationId?: string): Promise<KubeObject> {
   let state = readState(cr);
+  // A retry of a start that is already installed (or completed): nothing more to do.
+  if (generationId && state.generation === generationId && (!state.bootstrapping || state.phase === 'released')) return cr;
+  if (state.bootstrapping && state.operation === 'restart' && generationId && state.generation !== generationId) {
+    throw new DriverError('FAILED_PRECONDITION', `another start of the sandbox is under way (generation ${state.generation?.slice(0, 12)})`);
+  }
   if (state.bootstrapping) {
     if (state.operation === 'stop') {
       cr = (await stopSandbox(ctx, cr)).sandbox;
@@ -32,7 +39,7 @@ export async function startSandbox(ctx: DriverContext, cr: KubeObject): Promise<
       throw new DriverError('FAILED_PRECONDITION', 'initial sandbox bootstrap has not completed; wait for reconciliation');
     } else {
       // Another start is under way (here or on another replica): the same request, joined.
-      return awaitGeneration(ctx, cr, state.generation!, 'restart');
+      return awaitGeneration(ctx, cr, state.generation!, 'restart', 'installed');
     }
   }
   ctx.call.enter('checking the workload Pod is gone');
@@ -40,15 +47,15 @@ export async function startSandbox(ctx: DriverContext, cr: KubeObject): Promise<
   if (workload) throw new DriverError('FAILED_PRECONDITION', 'cannot rotate a running workload Pod; stop the sandbox first');
 
   const who = sandboxIdentity(cr);
-  const launch = JSON.parse(cr.metadata?.annotations?.[ANNOTATION.mainProcessSpec] ?? '{}') as Partial<SandboxSpec>;
-  const spec: SandboxSpec = { name: who.name, command: launch.command ?? [], environment: launch.environment, supervisorGraceSeconds: launch.supervisorGraceSeconds, workloadGraceSeconds: launch.workloadGraceSeconds };
+  const launch = JSON.parse(cr.metadata?.annotations?.[ANNOTATION.mainProcessSpec] ?? '{}') as Partial<LaunchSpec>;
+  const spec: LaunchSpec = { name: who.name, command: launch.command ?? [], environment: launch.environment, image: launch.image, supervisorGraceSeconds: launch.supervisorGraceSeconds, workloadGraceSeconds: launch.workloadGraceSeconds };
   const names = sandboxObjectNames(who.id, who.crName);
   ctx.call.enter('reading the boundary Service');
   const service = await ctx.kube.get({ apiVersion: 'v1', kind: 'Service', namespace: who.namespace, name: names.boundaryService });
   if (!service) throw new DriverError('FAILED_PRECONDITION', `boundary Service ${names.boundaryService} is missing`);
   const boundaryAddress = `${service.spec.clusterIP}:${BOUNDARY_PORT}`;
 
-  const generation = newGeneration();
+  const generation = generationId ?? newGeneration();
   const startedAt = String(Date.now());
   const restarting = (extra: Record<string, string> = {}) => ({
     [ANNOTATION.bootstrapping]: 'true',
@@ -64,7 +71,7 @@ export async function startSandbox(ctx: DriverContext, cr: KubeObject): Promise<
     return { metadata: { annotations: restarting() } };
   });
   const claimed = readState(cr);
-  if (claimed.generation !== generation) return awaitGeneration(ctx, cr, claimed.generation!, 'restart');
+  if (claimed.generation !== generation) return awaitGeneration(ctx, cr, claimed.generation!, 'restart', 'installed');
 
   try {
     // The previous generation's supervisor, if a stop left it (its Secret goes with it).

@@ -21,6 +21,7 @@ import {
   suspendedSpec,
   terminating,
   test,
+  bootstrapping,
   type Seen,
 } from './test-kit.ts';
 
@@ -86,7 +87,7 @@ test.describe('stop order', () => {
   test('suspend-first (the #3421 defect): supervisor SIGKILLed with 137, stop times out, the order check fails', async ({ lab }) => {
     const cluster = await lab.cluster();
     const d = lab.driver(cluster, { variant: 'suspend-first', supervisorGraceSeconds: 3, apiHeadroomSeconds: 2 });
-    expect((await d.capabilities()).variant).toBe('suspend-first');
+    expect((await d.capabilities()).driverVersion).toBe('0.2.0+suspend-first');
     const sb = await d.create({ name: 'demo', command: MAIN });
     const { supervisorPod, workloadPod } = sb.objects;
     const timeline = lab.timeline(cluster);
@@ -238,7 +239,8 @@ test.describe('stop guards', () => {
       expect(phaseOf(cr)).toBe('releasing');
       expect(suspendedSpec(cr)).toBe(false);
       expect(cluster.api.get(pods(cluster), workloadPod).metadata.deletionTimestamp).toBeUndefined();
-      expect((await d.get(sb.id)).phase).toBe('Stopping');
+      // No phase from the driver: a stop in flight reports Bootstrapping, which a gateway not running the stop shows as Provisioning.
+      expect(bootstrapping(await d.get(sb.id))).toEqual({ phase: 'Provisioning', Bootstrapping: 'True', Ready: 'False' });
 
       // Released, a fresh driver finishes the stop from `releasing`, in order.
       setFinalizer(cluster, pods(cluster), supervisorPod, HOLD, false);
@@ -261,12 +263,10 @@ test.describe('stop guards', () => {
     expect(stopped.phase).toBe('Stopped');
     expect(forbidden.hits).toBe(2);
     const failed = stopped.conditions.filter((c) => c.type === 'CleanupFailed');
-    expect(failed.map((c) => [c.status, c.reason])).toEqual([
-      ['True', 'GenerationSecretCleanupFailed'],
-      ['True', 'GenerationSecretCleanupFailed'],
-    ]);
+    // One condition, recorded on the Sandbox, naming each failure.
+    expect(failed.map((c) => [c.status, c.reason])).toEqual([['True', 'GenerationSecretCleanupFailed']]);
     for (const secret of secrets) {
-      expect(failed.map((c) => c.message)).toContainEqual(`deleting generation Secret ${secret} failed: injected fault: Forbidden on delete secrets "${secret}"`);
+      expect(failed[0].message).toContain(`deleting generation Secret ${secret} failed: injected fault: Forbidden on delete secrets "${secret}"`);
       expect(lab.logs.some((line) => line.includes(`deleting generation Secret ${secret} failed`))).toBe(true);
     }
     // The workload was suspended and the stop completed all the same.
@@ -275,10 +275,13 @@ test.describe('stop guards', () => {
     const cr = cluster.api.get(sandboxes(cluster, NAMESPACE), sandbox);
     expect(suspendedSpec(cr)).toBe(true);
     expect(phaseOf(cr)).toBeUndefined();
-    // The warning belongs to that stop's answer; the sandbox itself reads plainly Stopped.
-    expect((await d.get(sb.id)).conditions.filter((c) => c.type === 'CleanupFailed')).toEqual([]);
+    // StopSandbox answers nothing: the failure stays on the sandbox's status, read by anyone, until it starts again.
+    expect((await d.get(sb.id)).conditions.filter((c) => c.type === 'CleanupFailed')).toEqual(failed);
+    expect((await d.get(sb.id)).phase).toBe('Stopped');
 
     cluster.faults.remove(forbidden.id);
-    expect((await d.start(sb.id)).phase).toBe('Ready');
+    const started = await d.start(sb.id);
+    expect(started.phase).toBe('Ready');
+    expect(started.conditions.filter((c) => c.type === 'CleanupFailed')).toEqual([]);
   });
 });

@@ -5,7 +5,6 @@
  * abandoned driver would have written, step by step, and then stopping there.
  */
 import type { EmbeddedCluster } from '../../cluster/embedded/cluster.ts';
-import type { DriverSandbox } from '../compute-driver.ts';
 import { ANNOTATION } from './names.ts';
 import { operatingSpec } from './render.ts';
 import {
@@ -21,7 +20,9 @@ import {
   suspendedSpec,
   terminating,
   test,
+  bootstrapping,
 } from './test-kit.ts';
+import type { SandboxNames } from './test-kit.ts';
 
 type CrashPhase = 'releasing' | 'suspending';
 
@@ -42,7 +43,7 @@ function exists(cluster: EmbeddedCluster, name: string): boolean {
  * `suspending` also the supervisor deleted (uid precondition) and gone, then the suspension
  * patch. A finalizer holds the terminating workload Pod so that the fresh driver meets it.
  */
-async function abandonStopIn(cluster: EmbeddedCluster, phase: CrashPhase, names: DriverSandbox['objects']): Promise<void> {
+async function abandonStopIn(cluster: EmbeddedCluster, phase: CrashPhase, names: SandboxNames): Promise<void> {
   const crs = sandboxes(cluster, NAMESPACE);
   cluster.api.patch(crs, names.sandbox, 'merge', { metadata: { annotations: stopAnnotations('releasing') } });
   if (phase === 'releasing') return;
@@ -68,7 +69,7 @@ test.describe('resuming an abandoned stop', () => {
         await abandonStopIn(cluster, phase, sb.objects);
 
         const fresh = lab.driver(cluster);
-        expect((await fresh.get(sb.id)).phase).toBe('Stopping');
+        expect(bootstrapping(await fresh.get(sb.id))).toEqual({ phase: 'Provisioning', Bootstrapping: 'True', Ready: 'False' });
         const joinedAt = cluster.store.currentRevision();
         const finishing = entry === 'stop' ? fresh.stop(sb.id) : fresh.reconcile();
         if (phase === 'suspending') {

@@ -4,10 +4,10 @@ import type { DriverContext } from './context.ts';
 import { asDriverError, isConflict, statusOf, type KubeObject } from './kube.ts';
 import { ANNOTATION, sandboxObjectNames } from './names.ts';
 import { operatingSpec } from './render.ts';
-import { condition, readState, type SandboxState } from './sandbox-state.ts';
+import { CLEANUP_FAILED_ANNOTATION, condition, readState, type SandboxState } from './sandbox-state.ts';
 import { superseded, transition, type Decide } from './transition.ts';
 
-/** Result of a stop: the final CR and cleanup problems that did not prevent suspension. */
+/** Result of a stop: the final CR and cleanup problems that did not prevent suspension (also recorded on the Sandbox). */
 export interface StopOutcome {
   sandbox: KubeObject;
   warnings: string[];
@@ -25,6 +25,11 @@ const BOOTSTRAP_KEYS_CLEARED = {
   [ANNOTATION.workloadUid]: null,
   [ANNOTATION.supervisorUid]: null,
 };
+
+/** The completion patch: the stop phase cleared; Secret cleanup failures recorded for the status to report. */
+function stopCompletion(warnings: string[]) {
+  return { metadata: { annotations: { ...BOOTSTRAP_KEYS_CLEARED, [ANNOTATION.readiness]: 'unavailable', [CLEANUP_FAILED_ANNOTATION]: warnings.length ? warnings.join('; ') : null } } };
+}
 
 const stopping = (state: SandboxState, phase?: string) => state.bootstrapping && state.operation === 'stop' && (phase === undefined || state.phase === phase);
 /** Stopped and settled: suspended with the stop phase cleared (the workload Pod is checked apart). */
@@ -74,7 +79,7 @@ export async function stopSandbox(ctx: DriverContext, cr: KubeObject): Promise<S
     workloadGone = true;
     if (!stopping(readState(cr), 'suspending')) continue; // finished or moved on meanwhile: decide again
     warnings.push(...(await cleanUp(ctx, cr, generation)));
-    cr = await transition(ctx, cr, 'completing the stop', stopStep('suspending', () => ({ metadata: { annotations: { ...BOOTSTRAP_KEYS_CLEARED, [ANNOTATION.readiness]: 'unavailable' } } }), ctx));
+    cr = await transition(ctx, cr, 'completing the stop', stopStep('suspending', () => stopCompletion(warnings), ctx));
   }
 }
 
@@ -125,7 +130,7 @@ async function stopSuspendFirst(ctx: DriverContext, cr: KubeObject): Promise<Sto
   cr = await waitForWorkloadGone(ctx, cr);
   await deleteSupervisorAndWait(ctx, cr, { flatWaitSeconds: ctx.config.apiHeadroomSeconds });
   const warnings = await cleanUp(ctx, cr, generation);
-  cr = await transition(ctx, cr, 'completing the stop', (_current, state) => (state.bootstrapping ? { metadata: { annotations: { ...BOOTSTRAP_KEYS_CLEARED, [ANNOTATION.readiness]: 'unavailable' } } } : null));
+  cr = await transition(ctx, cr, 'completing the stop', (_current, state) => (state.bootstrapping ? stopCompletion(warnings) : null));
   return { sandbox: cr, warnings };
 }
 

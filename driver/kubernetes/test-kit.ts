@@ -1,4 +1,7 @@
 /**
+ * (One file past 400 lines on purpose: it is the one kit every test of the reference driver
+ * imports, and splitting it would only scatter what a test of this room needs.)
+ *
  * Shared setup for the reference driver's tests: an embedded cluster per test (with the fixture
  * images and Agent Sandbox), drivers with small grace periods, a timeline of watched object
  * changes ordered by resourceVersion, and a spy on the requests the driver sends. Order is
@@ -11,10 +14,12 @@ import { EmbeddedCluster } from '../../cluster/embedded/cluster.ts';
 import type { DeleteOptions, PatchType, Target } from '../../cluster/embedded/registry/object-api.ts';
 import type { KubeObject } from '../../cluster/embedded/types.ts';
 import { FIXTURE_PROGRAMS_ON_EMBEDDED_NODE } from '../../fixtures/programs/catalogue.ts';
-import { DriverError, type PublicPhase } from '../compute-driver.ts';
-import type { DriverOptions } from './config.ts';
+import { DriverError, type CallOptions, type DriverCapabilities } from '../compute-driver.ts';
+import { Gateway, type Sandbox, type SandboxRequest } from '../gateway/gateway.ts';
+import type { SandboxPhase } from '../gateway/phase.ts';
+import type { DriverOptions, KubernetesDriverConfig } from './config.ts';
 import { KubernetesDriver } from './kubernetes-driver.ts';
-import { ANNOTATION, LABEL } from './names.ts';
+import { ANNOTATION, LABEL, sandboxObjectNames } from './names.ts';
 
 export { expect };
 
@@ -255,6 +260,98 @@ export class ApiSpy {
   }
 }
 
+/** The reference driver's objects behind a sandbox, by its own naming rules (these tests know the driver they test). */
+export interface SandboxNames {
+  sandbox: string;
+  workloadPod: string;
+  supervisorPod: string;
+  boundaryService: string;
+  generation?: string;
+  secrets: string[];
+}
+
+export type TestSandbox = Sandbox & { objects: SandboxNames };
+
+/**
+ * A reference driver under test, driven as the harness drives any driver: through a gateway
+ * (create and start resolve once Ready, stop once Stopped, delete once the watch says deleted),
+ * each sandbox with the names of its objects. `driver` is the `ComputeDriver` itself.
+ */
+export class TestDriver {
+  constructor(
+    readonly driver: KubernetesDriver,
+    readonly gateway: Gateway,
+    private readonly cluster?: EmbeddedCluster,
+  ) {}
+
+  get config(): KubernetesDriverConfig {
+    return this.driver.config;
+  }
+
+  capabilities(options?: CallOptions): Promise<DriverCapabilities> {
+    return this.driver.getCapabilities(options);
+  }
+  validate(request: SandboxRequest, options?: CallOptions): Promise<void> {
+    return this.gateway.validate(request, options);
+  }
+  async create(request: SandboxRequest, options?: CallOptions): Promise<TestSandbox> {
+    return this.named(await this.gateway.create(request, options));
+  }
+  async get(id: string, options?: CallOptions): Promise<TestSandbox> {
+    return this.named(await this.gateway.get(id, options));
+  }
+  async list(options?: CallOptions): Promise<TestSandbox[]> {
+    return (await this.gateway.list(options)).map((s) => this.named(s));
+  }
+  async stop(id: string, options?: CallOptions): Promise<TestSandbox> {
+    return this.named(await this.gateway.stop(id, options));
+  }
+  async start(id: string, options?: CallOptions): Promise<TestSandbox> {
+    return this.named(await this.gateway.start(id, options));
+  }
+  delete(id: string, options?: CallOptions): Promise<boolean> {
+    return this.gateway.delete(id, options);
+  }
+  reconcile(): Promise<void> {
+    return this.driver.reconcile();
+  }
+  halt(): void {
+    this.driver.halt();
+  }
+  async close(): Promise<void> {
+    await this.gateway.close();
+    await this.driver.close();
+  }
+
+  /** The sandbox with its objects' names: the Sandbox named in the status, the rest by the driver's rules. */
+  named(sandbox: Sandbox): TestSandbox {
+    const cr = sandbox.snapshot.status?.name ?? '';
+    let generation: string | undefined;
+    let workloadPod = cr;
+    if (this.cluster && cr && sandboxApiVersion(this.cluster)) {
+      try {
+        const object = this.cluster.api.get(sandboxes(this.cluster, sandbox.namespace), cr);
+        generation = object.metadata.annotations?.[ANNOTATION.generation];
+        workloadPod = object.metadata.annotations?.[ANNOTATION.podName] ?? cr;
+      } catch {
+        // gone
+      }
+    }
+    const names = sandboxObjectNames(sandbox.id, cr, generation);
+    return {
+      ...sandbox,
+      objects: {
+        sandbox: cr,
+        workloadPod,
+        supervisorPod: names.supervisorPod,
+        boundaryService: names.boundaryService,
+        generation,
+        secrets: [names.sandboxSecret, names.supervisorSecret].filter((n): n is string => !!n),
+      },
+    };
+  }
+}
+
 export interface ClusterChoice {
   /** Agent Sandbox release to install; null = none (no CRDs). Default v0.5.0 (v1beta1). */
   agentSandbox?: AgentSandboxVersion | null;
@@ -266,7 +363,7 @@ export interface ClusterChoice {
 export class Lab {
   readonly logs: string[] = [];
   private readonly clusters: EmbeddedCluster[] = [];
-  private readonly drivers: KubernetesDriver[] = [];
+  private readonly drivers: TestDriver[] = [];
   private readonly timelines: Timeline[] = [];
   private readonly aborts: AbortController[] = [];
 
@@ -287,14 +384,15 @@ export class Lab {
    * A driver with FAST settings; an option given as undefined falls back to the driver's own
    * default. A `replica` name prefixes its log lines (`A: …`), so tests can tell replicas apart.
    */
-  driver(cluster: EmbeddedCluster | k8s.KubeConfig, options: Partial<Omit<DriverOptions, 'kubeconfig'>> = {}, replica?: string): KubernetesDriver {
+  driver(cluster: EmbeddedCluster | k8s.KubeConfig, options: Partial<Omit<DriverOptions, 'kubeconfig'>> = {}, replica?: string): TestDriver {
     const merged: Record<string, unknown> = { ...FAST, ...options };
     for (const key of Object.keys(merged)) if (merged[key] === undefined) delete merged[key];
     const kubeconfig = cluster instanceof EmbeddedCluster ? this.kubeconfig(cluster) : cluster;
     const log = (line: string) => this.logs.push(replica ? `${replica}: ${line}` : line);
     const driver = new KubernetesDriver({ ...(merged as Partial<DriverOptions>), kubeconfig, log });
-    this.drivers.push(driver);
-    return driver;
+    const tested = new TestDriver(driver, new Gateway({ clients: [driver], pollIntervalMs: 250 }), cluster instanceof EmbeddedCluster ? cluster : undefined);
+    this.drivers.push(tested);
+    return tested;
   }
 
   timeline(cluster: EmbeddedCluster): Timeline {
@@ -363,7 +461,7 @@ export async function sampleWhile<T>(during: Promise<unknown>, read: () => Promi
 }
 
 /** Phase of one sandbox as get() reports it (undefined while get() fails). */
-export function phaseReader(driver: KubernetesDriver, id: () => string | undefined): () => Promise<PublicPhase | undefined> {
+export function phaseReader(driver: TestDriver, id: () => string | undefined): () => Promise<SandboxPhase | undefined> {
   return async () => {
     const current = id();
     if (current) return (await driver.get(current)).phase;
@@ -395,4 +493,10 @@ export function setFinalizer(cluster: EmbeddedCluster, target: Target, name: str
   const current = cluster.api.get(target, name);
   const others = (current.metadata.finalizers ?? []).filter((f) => f !== finalizer);
   cluster.api.patch(target, name, 'merge', { metadata: { finalizers: present ? [...others, finalizer] : others, resourceVersion: current.metadata.resourceVersion } });
+}
+
+/** The phase and the two conditions a sandbox in a transition shows. */
+export function bootstrapping(sandbox: Sandbox): { phase: SandboxPhase; Bootstrapping?: string; Ready?: string } {
+  const status = (type: string) => sandbox.conditions.find((c) => c.type === type)?.status;
+  return { phase: sandbox.phase, Bootstrapping: status('Bootstrapping'), Ready: status('Ready') };
 }

@@ -17,7 +17,6 @@ test.describe('workspace modes', () => {
     const cluster = await lab.cluster();
     const timeline = lab.timeline(cluster);
     const d = lab.driver(cluster, { workspaceMode: 'managed' });
-    expect((await d.capabilities()).workspaceMode).toBe('managed');
 
     const sb = await d.create({ name: 'demo', workspace: 'alpha', command: MAIN });
     expect(sb).toMatchObject({ phase: 'Ready', workspace: 'alpha', namespace: 'openshell-gw-alpha', objects: { sandbox: 'demo', workloadPod: 'demo' } });

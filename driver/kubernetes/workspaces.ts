@@ -1,6 +1,6 @@
 import { DriverError } from '../compute-driver.ts';
 import type { DriverContext } from './context.ts';
-import { asDriverError, isAlreadyExists } from './kube.ts';
+import { asDriverError, isAlreadyExists, isConflict } from './kube.ts';
 import { LABEL, MANAGED_BY } from './names.ts';
 
 export const MANAGED_SERVICE_ACCOUNT = 'openshell-sandbox';
@@ -52,4 +52,21 @@ async function createIfMissing(ctx: DriverContext, object: { apiVersion: string;
   } catch (error) {
     if (!isAlreadyExists(error)) throw asDriverError(error, `creating ${object.kind} ${object.metadata.name}`);
   }
+}
+
+/**
+ * DeleteWorkspace: in managed mode the workspace's namespace goes (UID-guarded; its sandboxes
+ * with it); shared and operator modes own no namespace per workspace and delete nothing.
+ */
+export async function deleteWorkspace(ctx: DriverContext, workspace: string): Promise<void> {
+  if (ctx.config.workspaceMode !== 'managed') return;
+  const namespace = workspaceNamespace(ctx, workspace);
+  ctx.call.enter(`deleting namespace ${namespace}`);
+  const ref = { apiVersion: 'v1', kind: 'Namespace', name: namespace };
+  const ns = await ctx.kube.get(ref).catch((e) => Promise.reject(asDriverError(e, `reading namespace ${namespace}`)));
+  if (!ns || ns.metadata?.deletionTimestamp) return;
+  if (ns.metadata?.labels?.[LABEL.managedBy] !== MANAGED_BY) throw new DriverError('FAILED_PRECONDITION', `namespace "${namespace}" was not created by this driver (it lacks ${LABEL.managedBy}=${MANAGED_BY}); it is left alone`);
+  await ctx.kube.delete(ref, { preconditions: { uid: ns.metadata!.uid! } }).catch((e) => {
+    if (!isConflict(e)) return Promise.reject(asDriverError(e, `deleting namespace ${namespace}`));
+  });
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
-import { DriverError, type DriverVariant, type WorkspaceMode } from '../compute-driver.ts';
+import { DriverError, type DriverCapabilities, type DriverVariant, type WorkspaceMode } from '../compute-driver.ts';
 import { GrpcDriverClient } from '../grpc/client.ts';
 import type { KubernetesDriverConfig } from '../kubernetes/config.ts';
 
@@ -22,32 +22,24 @@ const DRIVER_CLI = fileURLToPath(import.meta.resolve('../cli/main.ts'));
 const TS_LOADER = import.meta.resolve('tsx');
 
 /**
- * The driver as an external process (`npm run driver -- serve`) behind a gRPC Unix socket,
- * started per test so a scenario can SIGKILL it mid-operation and start a fresh one. It counts
- * as started once its socket accepts and GetCapabilities answers.
+ * A driver binary to run: `argv` (a shell command line when `shell`), to which the launcher
+ * appends `--bind-socket <path>`, as OpenShell's driver binaries take it.
  */
-export class ExternalDriverProcess {
-  private constructor(
-    private readonly child: ResultPromise,
-    private readonly dir: string,
-    readonly socket: string,
-    readonly client: GrpcDriverClient,
-    /** Everything the process printed so far (its log goes to stderr), for failure evidence. */
-    readonly output: () => string,
-  ) {}
+export interface DriverCommand {
+  argv: string[];
+  /** Run `argv[0]` as a shell command line (the `--driver exec='CMD ARGS'` form). */
+  shell?: boolean;
+}
 
-  static async start(options: { kubeconfigPath: string; workspaceMode: WorkspaceMode; variant: DriverVariant; settings: DriverSettings }): Promise<ExternalDriverProcess> {
-    const { settings } = options;
-    // A short directory: a Unix socket path may have at most 107 bytes.
-    const dir = mkdtempSync(join(tmpdir(), 'drv-'));
-    const socket = join(dir, 'driver.sock');
-    // One process (node with the tsx loader), so SIGKILL reaches the driver itself, as a crash would.
-    const child = execa(process.execPath, [
-      '--import', TS_LOADER,
-      DRIVER_CLI,
-      'serve',
-      '--socket', socket,
-      '--kubeconfig', options.kubeconfigPath,
+/**
+ * The harness's own driver as an external process: `serve` of the driver CLI with the lane's
+ * settings as its flags (one node process with the tsx loader, so SIGKILL reaches the driver itself).
+ */
+export function harnessDriverCommand(options: { workspaceMode: WorkspaceMode; variant: DriverVariant; settings: DriverSettings }): DriverCommand {
+  const { settings } = options;
+  return {
+    argv: [
+      process.execPath, '--import', TS_LOADER, DRIVER_CLI, 'serve',
       '--mode', options.workspaceMode,
       '--namespace', settings.namespace,
       '--variant', options.variant,
@@ -55,13 +47,45 @@ export class ExternalDriverProcess {
       '--workload-grace', String(settings.workloadGraceSeconds),
       '--api-headroom', String(settings.apiHeadroomSeconds),
       '--reconcile-interval', String(settings.reconcileIntervalMs / 1000),
-    ], { reject: false, stdin: 'ignore', buffer: false });
+    ],
+  };
+}
+
+/**
+ * Any compute driver binary as an external process behind a gRPC Unix socket, started the way
+ * OpenShell starts its driver: `<command> --bind-socket <path>`, with `KUBECONFIG` set, the
+ * socket in a private (0700) directory of its own. Started per test, so a scenario can SIGKILL
+ * it mid-operation and start a fresh one; it counts as started once GetCapabilities answers.
+ */
+export class ExternalDriverProcess {
+  private constructor(
+    private readonly child: ResultPromise,
+    private readonly dir: string,
+    readonly socket: string,
+    readonly client: GrpcDriverClient,
+    /** Everything the process printed so far (stdout and stderr), for failure evidence. */
+    readonly output: () => string,
+    /** What GetCapabilities answered once it served. */
+    public capabilities?: DriverCapabilities,
+  ) {}
+
+  static async start(options: { command: DriverCommand; kubeconfigPath: string }): Promise<ExternalDriverProcess> {
+    // mkdtemp makes it 0700; short, because a Unix socket path may have at most 107 bytes.
+    const dir = mkdtempSync(join(tmpdir(), 'drv-'));
+    const socket = join(dir, 'driver.sock');
+    const { command } = options;
+    const env = { KUBECONFIG: options.kubeconfigPath };
+    // Its own process group, so a crash (SIGKILL) takes the whole command (npm, sh, node…) at once.
+    const spawn = { reject: false, stdin: 'ignore', buffer: false, detached: true, env } as const;
+    const child = command.shell
+      ? execa('sh', ['-c', `${command.argv[0]} "$@"`, 'sh', '--bind-socket', socket], spawn)
+      : execa(command.argv[0], [...command.argv.slice(1), '--bind-socket', socket], spawn);
     let output = '';
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const started = new ExternalDriverProcess(child, dir, socket, new GrpcDriverClient(socket), () => output);
     try {
-      await started.untilServing(EXTERNAL_DRIVER_READY_DEADLINE_MS);
+      started.capabilities = await started.untilServing(EXTERNAL_DRIVER_READY_DEADLINE_MS);
     } catch (error) {
       await started.kill('SIGKILL');
       throw error;
@@ -70,7 +94,7 @@ export class ExternalDriverProcess {
   }
 
   /** Polls GetCapabilities until it answers; fails when the process exits first or the deadline passes. */
-  private async untilServing(deadlineMs: number): Promise<void> {
+  private async untilServing(deadlineMs: number): Promise<DriverCapabilities> {
     let exited: string | undefined;
     void this.child.then((result) => (exited = `exit ${result.exitCode ?? result.signal}`));
     const probe = new GrpcDriverClient(this.socket, { deadlineMs: 2_000, connectTimeoutMs: 1_000 });
@@ -80,8 +104,7 @@ export class ExternalDriverProcess {
       for (;;) {
         if (exited) throw new Error(`the external driver exited before it served GetCapabilities on ${this.socket} (${exited}): ${this.output().trim()}`);
         try {
-          await probe.capabilities();
-          return;
+          return await probe.getCapabilities();
         } catch (error) {
           if (!(error instanceof DriverError && error.code === 'UNAVAILABLE')) throw error;
           last = error.message;
@@ -94,15 +117,27 @@ export class ExternalDriverProcess {
     }
   }
 
-  /** SIGKILL: the process dies wherever it is, as a crash would leave it. */
+  /** SIGKILL: the process group dies wherever it is, as a crash would leave it. SIGTERM: a clean stop. */
   async kill(signal: 'SIGKILL' | 'SIGTERM'): Promise<void> {
-    this.child.kill(signal);
+    const killGroup = (s: NodeJS.Signals) => {
+      if (this.child.exitCode !== null || !this.child.pid) return;
+      try {
+        process.kill(-this.child.pid, s);
+      } catch {
+        // already gone
+      }
+    };
+    killGroup(signal);
+    // A driver that ignores SIGTERM is killed after a bounded wait.
+    const forced = signal === 'SIGTERM' ? setTimeout(() => killGroup('SIGKILL'), 15_000) : undefined;
     await this.child;
+    clearTimeout(forced);
     await this.client.close();
     rmSync(this.dir, { recursive: true, force: true });
   }
 
   async stop(): Promise<void> {
     if (this.child.exitCode === null && !this.child.killed) await this.kill('SIGTERM');
+    else rmSync(this.dir, { recursive: true, force: true });
   }
 }

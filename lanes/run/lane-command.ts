@@ -10,6 +10,7 @@ import { execa } from 'execa';
 import type { FixtureImage } from '../../cluster/cluster-provider.ts';
 import { chooseProvider } from '../../cluster/select.ts';
 import { findLane, LANES, type Lane } from '../index.ts';
+import { readRolesFile } from '../openshell-roles.ts';
 import { LANE_RUN_ENV, type DriverUnderTest } from './lane-run.ts';
 import { ROOT, runLanes } from './run-lanes.ts';
 
@@ -29,10 +30,16 @@ Options:
   --cluster embedded|kind|existing   where to run (default: kind when kind >= v0.27, a running
                                      Docker daemon and kubectl are found, else embedded; the
                                      choice is printed)
-  --driver reference|suspend-first|external=<socket>
+  --driver reference|suspend-first|exec=<command>|external=<socket>
                                      the driver under test (default: reference). suspend-first is
                                      the pre-#3424 ordering defect: the suite must fail on it.
-                                     external=<socket> tests a driver you run yourself.
+                                     exec='CMD ARGS' starts a compute driver binary per test as
+                                     CMD ARGS --bind-socket <path> with KUBECONFIG set (and
+                                     restarts it for crash scenarios); external=<socket> tests a
+                                     driver you run yourself.
+  --roles FILE                       YAML mapping sandbox, supervisorPod, workloadPod and
+                                     generationSecrets to label selectors with {id} (default:
+                                     OpenShell's labels): how the harness finds the objects
   --keep                             keep the cluster afterwards (kind: not deleted; embedded: keeps
                                      running until Ctrl-C)
   --report-dir DIR                   where reports go (default: reports/); a folder per lane
@@ -60,7 +67,7 @@ export async function runLaneCommand(argv: string[], context: LaneCommandContext
     parsed = parseArgs({
       args: ownArgs,
       allowPositionals: true,
-      options: { 'report-dir': { type: 'string' }, cluster: { type: 'string' }, driver: { type: 'string' }, keep: { type: 'boolean' }, all: { type: 'boolean' }, list: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      options: { 'report-dir': { type: 'string' }, cluster: { type: 'string' }, driver: { type: 'string' }, roles: { type: 'string' }, keep: { type: 'boolean' }, all: { type: 'boolean' }, list: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
     });
   } catch (error) {
     fail((error as Error).message);
@@ -85,6 +92,12 @@ export async function runLaneCommand(argv: string[], context: LaneCommandContext
 
   const driver = driverUnderTest(values.driver ?? 'reference');
   if (driver.kind === 'socket') await assertListening(driver.socket);
+  let roles;
+  try {
+    roles = values.roles === undefined ? undefined : readRolesFile(resolve(values.roles));
+  } catch (error) {
+    fail((error as Error).message);
+  }
 
   let chosen;
   try {
@@ -97,6 +110,7 @@ export async function runLaneCommand(argv: string[], context: LaneCommandContext
     lanes,
     provider: chosen.provider,
     driver,
+    roles,
     images: context.images,
     invariantIds: context.invariants.map((i) => i.id),
     reportRoot: resolve(values['report-dir'] ?? join(ROOT, 'reports')),
@@ -107,8 +121,13 @@ export async function runLaneCommand(argv: string[], context: LaneCommandContext
 
 function driverUnderTest(flag: string): DriverUnderTest {
   if (flag.startsWith('external=')) return { kind: 'socket', socket: resolve(flag.slice('external='.length)) };
+  if (flag.startsWith('exec=')) {
+    const command = flag.slice('exec='.length).trim();
+    if (!command) fail(`--driver exec= needs a command, e.g. --driver exec='npm run -s driver -- serve'`);
+    return { kind: 'exec', command };
+  }
   if (flag === 'reference' || flag === 'suspend-first') return { kind: 'harness', variant: flag };
-  fail(`unknown driver "${flag}"; choose reference, suspend-first or external=<socket>`);
+  fail(`unknown driver "${flag}"; choose reference, suspend-first, exec=<command> or external=<socket>`);
 }
 
 async function assertListening(socket: string): Promise<void> {
@@ -118,7 +137,7 @@ async function assertListening(socket: string): Promise<void> {
       s.destroy();
       ok();
     });
-    s.once('error', (error) => fail(`no compute driver is listening on ${socket} (${error.message}); start one with \`npm run driver -- serve --socket ${socket}\``));
+    s.once('error', (error) => fail(`no compute driver is listening on ${socket} (${error.message}); start one with \`npm run driver -- serve --bind-socket ${socket}\``));
   });
 }
 

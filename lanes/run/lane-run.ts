@@ -11,8 +11,12 @@ import type { Lane } from '../lane-declaration.ts';
 
 export const LANE_RUN_ENV = 'CONFORMANCE_RUN';
 
-/** The driver the lane tests: the harness's own (in process or external, as the lane deploys it), or one the user serves on a socket. */
-export type DriverUnderTest = { kind: 'harness'; variant: DriverVariant } | { kind: 'socket'; socket: string };
+/**
+ * The driver the lane tests: the harness's own (in process or external, as the lane deploys it),
+ * a driver binary the harness starts (`exec`: a shell command line, run with `--bind-socket PATH`
+ * and KUBECONFIG), or one the user serves on a socket.
+ */
+export type DriverUnderTest = { kind: 'harness'; variant: DriverVariant } | { kind: 'exec'; command: string } | { kind: 'socket'; socket: string };
 
 export interface LaneRun {
   lane: Lane;
@@ -40,5 +44,6 @@ export function readLaneRun(env: NodeJS.ProcessEnv = process.env): LaneRun | und
 /** How reports and the summary name the driver under test. */
 export function describeDriver(driver: DriverUnderTest, lane?: Lane): string {
   if (driver.kind === 'socket') return `external at ${driver.socket}`;
+  if (driver.kind === 'exec') return `external: ${driver.command}`;
   return `${driver.variant}${lane?.driver.deployment === 'external' ? ', as an external process' : ''}`;
 }

@@ -7,7 +7,9 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import type { ClusterHandle, ClusterProvider, FixtureImage, ProviderOptions } from '../../cluster/cluster-provider.ts';
+import type { RoleSelectors } from '../../driver/role-selectors.ts';
 import type { Lane } from '../lane-declaration.ts';
+import { announceDriver } from './driver-identity.ts';
 import { prepareOperatorWorkspaces } from '../setup/operator-namespaces.ts';
 import { describeDriver, LANE_RUN_ENV, writeLaneRun, type DriverUnderTest } from './lane-run.ts';
 import { readOutcomes, summaryTable, type Outcome } from './summary-table.ts';
@@ -21,6 +23,8 @@ interface LaneRunOptions {
   lanes: Lane[];
   provider: ClusterProvider;
   driver: DriverUnderTest;
+  /** `--roles FILE`: replaces every lane's role selectors. */
+  roles?: RoleSelectors;
   /** The fixture programs every cluster provides. */
   images: readonly FixtureImage[];
   /** Invariant IDs the summary names when a scenario fails on them. */
@@ -83,7 +87,8 @@ export async function runLanes(options: LaneRunOptions): Promise<number> {
     try {
       if (lane.operator) opts.progress(`operator: labelled workspace namespaces ${(await prepareOperatorWorkspaces(handle.kubeconfigPath, lane)).join(', ')}`);
       const runPath = join(opts.workDir, 'run.json');
-      writeLaneRun(runPath, { lane, cluster: handle, driver, reportDir });
+      opts.progress(await announceDriver(driver, lane, handle.kubeconfigPath));
+      writeLaneRun(runPath, { lane: options.roles ? { ...lane, roles: options.roles } : lane, cluster: handle, driver, reportDir });
       opts.progress(`running scenarios (driver: ${describeDriver(driver, lane)})`);
       const workers = options.playwrightArgs.some((a) => a.startsWith('--workers') || a === '-j') ? [] : ['--workers', String(LANE_WORKERS)];
       running = execa(join(ROOT, 'node_modules/.bin/playwright'), ['test', '--project', lane.name, ...workers, ...options.playwrightArgs], {
@@ -118,7 +123,7 @@ export async function runLanes(options: LaneRunOptions): Promise<number> {
   }
 
   if (results.size) {
-    process.stdout.write(`\nLane x scenario (driver: ${driver.kind === 'socket' ? 'external' : driver.variant}; reports in reports/<lane>/)\n\n${summaryTable(results)}\n\n`);
+    process.stdout.write(`\nLane x scenario (driver: ${driver.kind === 'harness' ? driver.variant : 'external'}; reports in reports/<lane>/)\n\n${summaryTable(results)}\n\n`);
   }
   return failed ? 1 : 0;
 }

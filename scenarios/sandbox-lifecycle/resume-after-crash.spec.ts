@@ -1,8 +1,8 @@
-import { ANNOTATION, expect, invariantsIn, test, type Cluster, type DriverSandbox, type TestTimeline } from '../../fixtures/conformance.ts';
+import { ANNOTATION, expect, invariantsIn, test, type Cluster, type Sandbox, type TestTimeline } from '../../fixtures/conformance.ts';
 import { RECORDING_MAIN_COMMAND } from './main-command.ts';
 
-async function bootstrapPhase(cluster: Cluster, apiVersion: string, sandbox: DriverSandbox): Promise<string | undefined> {
-  const cr = await cluster.get(apiVersion, 'Sandbox', sandbox.namespace, sandbox.objects.sandbox);
+async function bootstrapPhase(cluster: Cluster, apiVersion: string, sandbox: Sandbox, crName: string): Promise<string | undefined> {
+  const cr = await cluster.get(apiVersion, 'Sandbox', sandbox.namespace, crName);
   return cr?.metadata?.annotations?.[ANNOTATION.phase];
 }
 
@@ -20,20 +20,21 @@ async function expectOrderHeld(timeline: TestTimeline) {
 for (const phase of ['releasing', 'suspending'] as const) {
   test(`resume-after-crash: a stop interrupted while ${phase} is finished by a fresh driver`, async ({ sandboxes, driver, driverControl, cluster, timeline, faults, handle, sandboxApiVersion }) => {
     const sandbox = await timeline.step('create', () => sandboxes.create({ name: `crash-${phase}`, command: RECORDING_MAIN_COMMAND }));
+    const objects = await cluster.objects(sandbox);
     // Hold the phase open long enough to crash inside it: slow the step that ends it.
     if (faults.available) {
-      if (phase === 'releasing') await faults.add({ verb: 'delete', resource: 'pods', name: sandbox.objects.supervisorPod, latencyMs: 3000, times: 1 });
-      else await faults.add({ verb: 'get', resource: 'pods', name: sandbox.objects.workloadPod, latencyMs: 3000, times: 2 });
+      if (phase === 'releasing') await faults.add({ verb: 'delete', resource: 'pods', name: objects.supervisorPod, latencyMs: 3000, times: 1 });
+      else await faults.add({ verb: 'get', resource: 'pods', name: objects.workloadPod, latencyMs: 3000, times: 2 });
     }
     void driver.stop(sandbox.id).catch(() => undefined);
     await timeline.step(`wait for the persisted phase "${phase}", then crash the driver`, async () => {
-      await expect.poll(() => bootstrapPhase(cluster, sandboxApiVersion, sandbox), { intervals: [50], timeout: 60_000, message: `the stop should reach phase ${phase} (cluster ${handle.provider})` }).toBe(phase);
+      await expect.poll(() => bootstrapPhase(cluster, sandboxApiVersion, sandbox, objects.sandbox!), { intervals: [50], timeout: 60_000, message: `the stop should reach phase ${phase} (cluster ${handle.provider})` }).toBe(phase);
       await driverControl.crash();
     });
     const fresh = await timeline.step('a fresh driver stops the sandbox again', () => driverControl.restart());
     const stopped = await timeline.step('resumed stop', () => fresh.stop(sandbox.id));
     expect(stopped.phase).toBe('Stopped');
-    expect(await bootstrapPhase(cluster, sandboxApiVersion, sandbox)).toBeUndefined();
+    expect(await bootstrapPhase(cluster, sandboxApiVersion, sandbox, objects.sandbox!)).toBeUndefined();
     await expectOrderHeld(timeline);
   });
 }

@@ -4,8 +4,9 @@ import { RECORDING_MAIN_COMMAND } from './main-command.ts';
 test('secret-cleanup-isolated: a denied Secret deletion neither blocks suspension nor hides the error', async ({ sandboxes, driver, cluster, timeline, faults, requires, sandboxApiVersion }) => {
   requires('fault-injection');
   const sandbox = await timeline.step('create', () => sandboxes.create({ name: 'secrets', command: RECORDING_MAIN_COMMAND }));
+  const objects = await cluster.objects(sandbox);
   await timeline.step('deny deleting this sandbox\'s generation Secrets (403)', async () => {
-    for (const name of sandbox.objects.secrets) {
+    for (const name of objects.secrets) {
       await faults.add({ verb: 'delete', resource: 'secrets', namespace: sandbox.namespace, name, status: 403, reason: 'Forbidden', message: `secrets "${name}" is forbidden: User "driver" cannot delete resource "secrets"` });
     }
   });
@@ -17,8 +18,8 @@ test('secret-cleanup-isolated: a denied Secret deletion neither blocks suspensio
   expect(cleanup.map((c) => c.message).join('\n')).toContain('forbidden');
 
   await timeline.step('the workload is suspended and gone', async () => {
-    const cr = await cluster.get(sandboxApiVersion, 'Sandbox', sandbox.namespace, sandbox.objects.sandbox);
+    const cr = await cluster.get(sandboxApiVersion, 'Sandbox', sandbox.namespace, objects.sandbox!);
     expect(isSuspendedInSpec(sandboxApiVersion, cr?.spec), 'the Sandbox is suspended in its spec').toBe(true);
-    expect(await cluster.get('v1', 'Pod', sandbox.namespace, sandbox.objects.workloadPod)).toBeUndefined();
+    expect(await cluster.get('v1', 'Pod', sandbox.namespace, objects.workloadPod!)).toBeUndefined();
   });
 });

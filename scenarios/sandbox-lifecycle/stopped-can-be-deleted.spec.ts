@@ -3,15 +3,15 @@ import { RECORDING_MAIN_COMMAND } from './main-command.ts';
 
 test('stopped-can-be-deleted: deleting a stopped sandbox removes everything it owned', async ({ sandboxes, driver, cluster, timeline, sandboxApiVersion }) => {
   const sandbox = await timeline.step('create', () => sandboxes.create({ name: 'deleteme', command: RECORDING_MAIN_COMMAND }));
+  const objects = await cluster.objects(sandbox);
   await timeline.step('stop', () => driver.stop(sandbox.id));
   expect(await timeline.step('delete the stopped sandbox', () => driver.delete(sandbox.id))).toBe(true);
 
-  const { namespace, objects } = sandbox;
+  const { namespace } = objects;
   const owned: [string, string, string][] = [
-    [sandboxApiVersion, 'Sandbox', objects.sandbox],
-    ['v1', 'Pod', objects.workloadPod],
-    ['v1', 'Pod', objects.supervisorPod],
-    ['v1', 'Service', objects.boundaryService],
+    [sandboxApiVersion, 'Sandbox', objects.sandbox!],
+    ['v1', 'Pod', objects.workloadPod!],
+    ['v1', 'Pod', objects.supervisorPod!],
     ['v1', 'PersistentVolumeClaim', `workspace-${objects.sandbox}`],
     ...objects.secrets.map((name): [string, string, string] => ['v1', 'Secret', name]),
   ];

@@ -4,7 +4,7 @@ import { RECORDING_MAIN_COMMAND } from './main-command.ts';
 test('supervisor-grace: an explicit supervisor grace is rendered on the Pod and bounds its deletion', async ({ sandboxes, driver, cluster, timeline }) => {
   const grace = 7;
   const sandbox = await timeline.step(`create with supervisor grace ${grace} s`, () => sandboxes.create({ name: 'grace', command: RECORDING_MAIN_COMMAND, supervisorGraceSeconds: grace }));
-  const pod = await cluster.get('v1', 'Pod', sandbox.namespace, sandbox.objects.supervisorPod);
+  const pod = await cluster.get('v1', 'Pod', sandbox.namespace, (await cluster.objects(sandbox)).supervisorPod!);
   expect(pod?.spec?.terminationGracePeriodSeconds, 'rendered explicitly on the supervisor Pod').toBe(grace);
 
   await timeline.step('stop', () => driver.stop(sandbox.id));

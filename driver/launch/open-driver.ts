@@ -1,0 +1,48 @@
+/**
+ * Opens the driver under test however it is reached — the reference driver in this process, a
+ * driver binary started as a process, or a driver someone else serves on a socket — as one
+ * `ComputeDriver`, plus what a crash or a report needs of it.
+ */
+import type * as k8s from '@kubernetes/client-node';
+import type { ComputeDriver, DriverVariant, WorkspaceMode } from '../compute-driver.ts';
+import { GrpcDriverClient } from '../grpc/client.ts';
+import { KubernetesDriver } from '../kubernetes/kubernetes-driver.ts';
+import { ExternalDriverProcess, type DriverCommand, type DriverSettings } from './external-driver-process.ts';
+
+export type DriverLaunch =
+  | { kind: 'in-process'; kubeconfig: k8s.KubeConfig; workspaceMode: WorkspaceMode; variant: DriverVariant; settings: DriverSettings; log?: (line: string) => void }
+  | { kind: 'process'; command: DriverCommand; kubeconfigPath: string }
+  | { kind: 'socket'; socket: string };
+
+export interface OpenedDriver {
+  client: ComputeDriver;
+  /** The process behind it, when the harness started one. */
+  process?: ExternalDriverProcess;
+  /** Abandons it mid-operation, as a crash would: the process SIGKILLed, the in-process instance halted. */
+  crash(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function openDriver(launch: DriverLaunch): Promise<OpenedDriver> {
+  switch (launch.kind) {
+    case 'in-process': {
+      const { kubeconfig, workspaceMode, variant, settings, log } = launch;
+      const driver = new KubernetesDriver({ kubeconfig, workspaceMode, variant, ...settings, log });
+      return { client: driver, crash: async () => driver.halt(), close: () => driver.close() };
+    }
+    case 'process': {
+      const process = await ExternalDriverProcess.start({ command: launch.command, kubeconfigPath: launch.kubeconfigPath });
+      return { client: process.client, process, crash: () => process.kill('SIGKILL'), close: () => process.stop() };
+    }
+    case 'socket': {
+      const client = new GrpcDriverClient(launch.socket);
+      return {
+        client,
+        crash: async () => {
+          throw new Error(`the driver at ${launch.socket} is not the harness's to crash and restart`);
+        },
+        close: () => client.close(),
+      };
+    }
+  }
+}

@@ -1,0 +1,19 @@
+/** How a lane reaches its driver under test: in process, as a process the harness starts, or on a socket. */
+import type * as k8s from '@kubernetes/client-node';
+import { harnessDriverCommand } from '../../driver/launch/external-driver-process.ts';
+import type { DriverLaunch } from '../../driver/launch/open-driver.ts';
+import type { Lane } from '../lane-declaration.ts';
+import type { DriverUnderTest } from './lane-run.ts';
+
+export function driverLaunch(driver: DriverUnderTest, lane: Lane, cluster: { kubeconfig: k8s.KubeConfig; kubeconfigPath: string }): DriverLaunch {
+  const { workspaceMode, deployment, settings } = lane.driver;
+  switch (driver.kind) {
+    case 'socket':
+      return { kind: 'socket', socket: driver.socket };
+    case 'exec':
+      return { kind: 'process', command: { argv: [driver.command], shell: true }, kubeconfigPath: cluster.kubeconfigPath };
+    case 'harness':
+      if (deployment === 'external') return { kind: 'process', command: harnessDriverCommand({ workspaceMode, variant: driver.variant, settings }), kubeconfigPath: cluster.kubeconfigPath };
+      return { kind: 'in-process', kubeconfig: cluster.kubeconfig, workspaceMode, variant: driver.variant, settings };
+  }
+}
