@@ -25,9 +25,8 @@ export class EmbeddedProvider implements ClusterProvider {
       lane: request.lane,
       name: `embedded-${request.lane}`,
       kubeconfigPath,
-      capabilities: ['fault-injection'],
+      capabilities: ['admission-policy'],
       lacks: [],
-      faults: { url: cluster.url, token: cluster.token, caCert: cluster.certificateAuthority },
     };
   }
 

@@ -3,7 +3,7 @@ import * as k8s from '@kubernetes/client-node';
 import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { KIND_CONFIG, KIND_NODE_IMAGE, NO_FAULT_INJECTION } from './kind-provider.ts';
+import { KIND_CONFIG, KIND_NODE_IMAGE } from './kind-provider.ts';
 import { CRD_NAME, EXTERNAL_REQUEST, NAME, REPO, V1BETA1_REQUEST, fixtureDir, kindTestKit } from './test-kit.ts';
 
 /**
@@ -50,8 +50,8 @@ test('up creates the lane cluster into its own kubeconfig, builds and loads the 
     name: NAME,
     kubeconfigPath,
     context: 'embedded',
-    capabilities: ['external-driver-restart'],
-    lacks: [{ capability: 'fault-injection', reason: NO_FAULT_INJECTION }],
+    capabilities: ['admission-policy'],
+    lacks: [],
   });
 
   // The handle's kubeconfig reaches the cluster through @kubernetes/client-node.

@@ -18,13 +18,8 @@ async function expectOrderHeld(timeline: TestTimeline) {
  * phase, and the order never reverses.
  */
 for (const phase of ['releasing', 'suspending'] as const) {
-  test(`resume-after-crash: a stop interrupted while ${phase} is finished by a fresh driver`, async ({ sandboxes, driver, driverControl, cluster, timeline, faults, handle, sandboxApiVersion }) => {
+  test(`resume-after-crash: a stop interrupted while ${phase} is finished by a fresh driver`, async ({ sandboxes, driver, driverControl, cluster, timeline, handle, sandboxApiVersion }) => {
     const sandbox = await timeline.step('create', () => sandboxes.create({ name: `crash-${phase}`, command: RECORDING_MAIN_COMMAND }));
-    // Hold the phase open long enough to crash inside it: slow the step that ends it.
-    if (faults.available) {
-      if (phase === 'releasing') await faults.add({ verb: 'delete', resource: 'pods', name: sandbox.objects.supervisorPod, latencyMs: 3000, times: 1 });
-      else await faults.add({ verb: 'get', resource: 'pods', name: sandbox.objects.workloadPod, latencyMs: 3000, times: 2 });
-    }
     void driver.stop(sandbox.id).catch(() => undefined);
     await timeline.step(`wait for the persisted phase "${phase}", then crash the driver`, async () => {
       await expect.poll(() => bootstrapPhase(cluster, sandboxApiVersion, sandbox), { intervals: [50], timeout: 60_000, message: `the stop should reach phase ${phase} (cluster ${handle.provider})` }).toBe(phase);
