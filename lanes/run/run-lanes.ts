@@ -124,15 +124,15 @@ export async function runLanes(options: LaneRunOptions): Promise<number> {
 }
 
 function providerOptions(provider: ClusterProvider, lane: string, keep: boolean): ProviderOptions {
-  // kind clusters outlive a run (get-or-create), so their files keep one place per lane; an
-  // embedded cluster lives and dies with this process, so its files are this run's alone and
-  // concurrent runs on one machine cannot overwrite each other's kubeconfig.
-  const workDir = join(ROOT, '.cluster', provider.name, provider.name === 'embedded' ? `${lane}-${process.pid}` : lane);
+  // kind clusters outlive a run (get-or-create), so their files keep one place per lane; what
+  // a run writes for an embedded or existing cluster (kubeconfigs, the driver's credentials) is
+  // this run's alone, so concurrent runs on one machine cannot overwrite each other's files.
+  const workDir = join(ROOT, '.cluster', provider.name, provider.name === 'kind' ? lane : `${lane}-${process.pid}`);
   mkdirSync(workDir, { recursive: true });
   return { keep, workDir, progress: (line: string) => process.stdout.write(`[${lane}] ${line}\n`) };
 }
 
 async function tearDown(provider: ClusterProvider, handle: ClusterHandle, options: ProviderOptions): Promise<void> {
   await provider.down(handle, options);
-  if (provider.name === 'embedded') rmSync(options.workDir, { recursive: true, force: true });
+  if (provider.name !== 'kind') rmSync(options.workDir, { recursive: true, force: true });
 }
