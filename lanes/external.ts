@@ -1,4 +1,5 @@
 import { agentSandboxRelease } from '../cluster/agent-sandbox-release.ts';
+import { DRIVER_RBAC } from './driver-rbac.ts';
 import { HARNESS_DRIVER_SETTINGS } from './driver-settings.ts';
 import type { Lane } from './lane-declaration.ts';
 
@@ -7,6 +8,6 @@ export const external: Lane = {
   aliases: [],
   description: 'Agent Sandbox v0.5.0; the driver as an external process behind its gRPC Unix socket',
   agentSandbox: agentSandboxRelease('v0.5.0'),
-  driver: { workspaceMode: 'shared', deployment: 'external', settings: HARNESS_DRIVER_SETTINGS },
+  driver: { workspaceMode: 'shared', deployment: 'external', settings: HARNESS_DRIVER_SETTINGS, rbac: DRIVER_RBAC.shared },
   lacks: [],
 };

@@ -1,4 +1,5 @@
 import { agentSandboxRelease } from '../cluster/agent-sandbox-release.ts';
+import { DRIVER_RBAC } from './driver-rbac.ts';
 import { HARNESS_DRIVER_SETTINGS } from './driver-settings.ts';
 import type { Lane } from './lane-declaration.ts';
 
@@ -7,6 +8,6 @@ export const sharedV1beta1: Lane = {
   aliases: ['v1beta1'],
   description: 'Agent Sandbox v0.5.0 (v1beta1 storage, spec.operatingMode); driver in shared mode, in process',
   agentSandbox: agentSandboxRelease('v0.5.0'),
-  driver: { workspaceMode: 'shared', deployment: 'in-process', settings: HARNESS_DRIVER_SETTINGS },
+  driver: { workspaceMode: 'shared', deployment: 'in-process', settings: HARNESS_DRIVER_SETTINGS, rbac: DRIVER_RBAC.shared },
   lacks: [],
 };

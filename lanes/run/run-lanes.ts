@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import type { ClusterHandle, ClusterProvider, FixtureImage, ProviderOptions } from '../../cluster/cluster-provider.ts';
 import type { Lane } from '../lane-declaration.ts';
+import { driverIdentityName, grantDriverAccess, revokeDriverAccess, type DriverAccess } from '../setup/driver-access.ts';
 import { prepareOperatorWorkspaces } from '../setup/operator-namespaces.ts';
 import { describeDriver, LANE_RUN_ENV, writeLaneRun, type DriverUnderTest } from './lane-run.ts';
 import { readOutcomes, summaryTable, type Outcome } from './summary-table.ts';
@@ -80,10 +81,15 @@ export async function runLanes(options: LaneRunOptions): Promise<number> {
       continue;
     }
     active.set(lane.name, handle);
+    let driverAccess: DriverAccess | undefined;
     try {
       if (lane.operator) opts.progress(`operator: labelled workspace namespaces ${(await prepareOperatorWorkspaces(handle.kubeconfigPath, lane)).join(', ')}`);
+      if (driver.kind === 'harness') {
+        driverAccess = await grantLaneDriverAccess(lane, handle, opts.workDir);
+        opts.progress(`driver: runs as ${driverAccess.username} (${describeRbac(driverAccess)})`);
+      }
       const runPath = join(opts.workDir, 'run.json');
-      writeLaneRun(runPath, { lane, cluster: handle, driver, reportDir });
+      writeLaneRun(runPath, { lane, cluster: handle, driver, driverAccess, reportDir });
       opts.progress(`running scenarios (driver: ${describeDriver(driver, lane)})`);
       const workers = options.playwrightArgs.some((a) => a.startsWith('--workers') || a === '-j') ? [] : ['--workers', String(LANE_WORKERS)];
       running = execa(join(ROOT, 'node_modules/.bin/playwright'), ['test', '--project', lane.name, ...workers, ...options.playwrightArgs], {
@@ -105,7 +111,14 @@ export async function runLanes(options: LaneRunOptions): Promise<number> {
           await provider.exportLogs(handle, join(reportDir, 'cluster-logs')).catch((e: Error) => opts.progress(`could not export logs: ${e.message}`));
         }
       }
+    } catch (error) {
+      process.stderr.write(`[${lane.name}] error: ${(error as Error).message}\n`);
+      failed = true;
     } finally {
+      if (driverAccess) {
+        await revokeDriverAccess(handle.kubeconfigPath, driverAccess).catch((e: Error) => opts.progress(`could not remove the driver's ServiceAccount and roles: ${e.message}`));
+        rmSync(driverAccess.kubeconfigPath, { force: true });
+      }
       if (options.keep && provider.name === 'embedded') {
         opts.progress(`--keep: the embedded cluster keeps running; KUBECONFIG=${handle.kubeconfigPath}; Ctrl-C to stop it`);
         await new Promise(() => undefined);
@@ -121,6 +134,17 @@ export async function runLanes(options: LaneRunOptions): Promise<number> {
     process.stdout.write(`\nLane x scenario (driver: ${driver.kind === 'socket' ? 'external' : driver.variant}; reports in reports/<lane>/)\n\n${summaryTable(results)}\n\n`);
   }
   return failed ? 1 : 0;
+}
+
+/** The lane's driver identity: a ServiceAccount in the driver's namespace with the lane's rules (Role in the sandbox namespace in shared mode). */
+function grantLaneDriverAccess(lane: Lane, handle: ClusterHandle, dir: string): Promise<DriverAccess> {
+  const { namespace } = lane.driver.settings;
+  return grantDriverAccess(handle.kubeconfigPath, { name: driverIdentityName(lane.name), namespace, roleNamespace: lane.driver.workspaceMode === 'shared' ? namespace : undefined, rbac: lane.driver.rbac, dir });
+}
+
+function describeRbac(access: DriverAccess): string {
+  const kinds = [access.rbac.role.length ? `Role in ${access.roleNamespace}` : '', access.rbac.clusterRole.length ? 'ClusterRole' : ''].filter(Boolean);
+  return `${kinds.join(' + ')}, the lane's rules`;
 }
 
 function providerOptions(provider: ClusterProvider, lane: string, keep: boolean): ProviderOptions {

@@ -39,6 +39,7 @@ for (const phase of ['releasing', 'suspending'] as const) {
               resource: 'sandboxes',
               namespace: sandbox.namespace,
               names: [sandbox.objects.sandbox],
+              user: faults.driverUser,
               when: `has(oldObject.metadata.annotations) && ${JSON.stringify(ANNOTATION.phase)} in oldObject.metadata.annotations && oldObject.metadata.annotations[${JSON.stringify(ANNOTATION.phase)}] == "suspending" && !(has(object.metadata.annotations) && ${JSON.stringify(ANNOTATION.phase)} in object.metadata.annotations)`,
               message: `completing the stop of sandbox ${sandbox.id} is held while the driver crashes`,
             }),

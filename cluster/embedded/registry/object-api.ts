@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import jsonPatch from 'fast-json-patch';
 import { parse as parseYaml } from 'yaml';
-import type { AdmissionAttributes, ValidatingAdmission } from '../admission/attributes.ts';
+import type { AdmissionAttributes, UserInfo, ValidatingAdmission } from '../admission/attributes.ts';
 import { ApiError, causes, errors } from '../errors.ts';
 import { coreMergeKeys } from '../patch/merge-keys.ts';
 import { jsonMergePatch } from '../patch/merge-patch.ts';
@@ -32,6 +32,8 @@ export interface WriteOptions {
   subresource?: string;
   /** Server-side apply: take over conflicting fields. */
   force?: boolean;
+  /** Who writes, as admission's `request.userInfo` shows it (the HTTP layer's authenticated user); absent: the administrator. */
+  userInfo?: UserInfo;
 }
 
 export interface WriteResult {
@@ -62,6 +64,8 @@ export interface DeleteOptions {
   orphanDependents?: boolean;
   preconditions?: { uid?: string; resourceVersion?: string };
   dryRun?: boolean;
+  /** Who deletes, as admission's `request.userInfo` shows it; absent: the administrator. */
+  userInfo?: UserInfo;
 }
 
 export interface DeleteResult {
@@ -572,7 +576,8 @@ export class ObjectApi {
   }
 
   private validateAdmission(attributes: AdmissionAttributes, warnings: string[]): void {
-    if (this.validatingAdmission) warnings.push(...this.validatingAdmission.validate(attributes));
+    const userInfo = (attributes.options as { userInfo?: UserInfo } | undefined)?.userInfo;
+    if (this.validatingAdmission) warnings.push(...this.validatingAdmission.validate({ ...attributes, userInfo: attributes.userInfo ?? userInfo }));
   }
 
   /** A request body as an object of the target's kind: apiVersion, kind, name and namespace checked and set. */
