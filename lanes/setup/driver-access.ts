@@ -51,16 +51,16 @@ export async function grantDriverAccess(
   adminKubeconfigPath: string,
   grant: { name: string; namespace: string; roleNamespace?: string; rbac: DriverRbac; dir: string },
 ): Promise<DriverAccess> {
+  const { name, namespace, roleNamespace, rbac } = grant;
+  if (rbac.role.length && !roleNamespace) throw new Error(`driver identity ${name}: Role rules need the namespace to grant them in`);
   const kc = admin(adminKubeconfigPath);
   const core = kc.makeApiClient(k8s.CoreV1Api);
   const rbacApi = kc.makeApiClient(k8s.RbacAuthorizationV1Api);
-  const { name, namespace, roleNamespace, rbac } = grant;
   const metadata = { name, labels: LABELS };
   const subjects = [{ kind: 'ServiceAccount', name, namespace }];
   for (const ns of new Set([namespace, ...(roleNamespace ? [roleNamespace] : [])])) await core.createNamespace({ body: { metadata: { name: ns } } }).catch(conflictIsFine);
   await core.createNamespacedServiceAccount({ namespace, body: { metadata, automountServiceAccountToken: false } }).catch(conflictIsFine);
-  if (rbac.role.length) {
-    if (!roleNamespace) throw new Error(`driver identity ${name}: Role rules need the namespace to grant them in`);
+  if (rbac.role.length && roleNamespace) {
     await writeRole(rbacApi, roleNamespace, name, rbac.role);
     await rbacApi.createNamespacedRoleBinding({ namespace: roleNamespace, body: { metadata, roleRef: { apiGroup: RBAC_GROUP, kind: 'Role', name }, subjects } }).catch(conflictIsFine);
   }
