@@ -48,6 +48,12 @@ export interface ClusterRequest {
   lane: string;
   agentSandbox: AgentSandboxRelease;
   images: readonly FixtureImage[];
+  /**
+   * The embedded cluster's simulated Agent Sandbox controller: real-cluster timing on (the
+   * default) or off, and its seed (default: a random one, reported). Other providers run the
+   * real controller and refuse it.
+   */
+  agentSandboxRealism?: { enabled: boolean; seed?: number };
 }
 
 /** A running cluster for one lane: everything fixtures need, as JSON (it crosses into Playwright workers). */
@@ -61,6 +67,8 @@ export interface ClusterHandle {
   capabilities: Capability[];
   /** Capabilities the cluster cannot offer, with the reason (merged with the lane's own). */
   lacks: Lack[];
+  /** The embedded cluster's Agent Sandbox controller timing as it runs (`realism on, seed N (…)`), for reports. */
+  agentSandboxRealism?: string;
 }
 
 export interface ProviderOptions {

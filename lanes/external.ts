@@ -6,7 +6,7 @@ import type { Lane } from './lane-declaration.ts';
 export const external: Lane = {
   name: 'external',
   aliases: [],
-  description: 'Agent Sandbox v0.5.0; the driver as an external process behind its gRPC Unix socket',
+  description: 'the driver as an external process behind its gRPC Unix socket',
   agentSandbox: agentSandboxRelease('v0.5.0'),
   driver: { workspaceMode: 'shared', deployment: 'external', settings: HARNESS_DRIVER_SETTINGS, rbac: DRIVER_RBAC.shared },
   lacks: [],

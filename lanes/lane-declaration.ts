@@ -7,7 +7,9 @@ import type { DriverRbac } from './driver-rbac.ts';
 export interface Lane {
   name: string;
   aliases: string[];
+  /** What the lane tests, besides its Agent Sandbox release (printed beside it). */
   description: string;
+  /** The release the lane runs by default; `--agent-sandbox` picks another that serves the same Sandbox API (release-axis.ts). */
   agentSandbox: AgentSandboxRelease;
   driver: {
     workspaceMode: WorkspaceMode;

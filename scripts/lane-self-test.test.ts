@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { EmbeddedCluster } from '../cluster/embedded/cluster.ts';
 import { describeRealism } from '../cluster/embedded/agent-sandbox/realism.ts';
 import { FIXTURE_PROGRAMS_ON_EMBEDDED_NODE } from '../fixtures/programs/catalogue.ts';
-import { LANES, type Lane } from '../lanes/index.ts';
+import { findLane, LANES, type Lane } from '../lanes/index.ts';
+import { laneOnRelease } from '../lanes/release-axis.ts';
 import { readOutcomes } from '../lanes/run/summary-table.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -23,9 +24,12 @@ function lane(args: string[], env: Record<string, string> = {}) {
 test('the v1beta1 lane fails on the suspend-first driver and names the violated invariants', async () => {
   test.setTimeout(240_000);
   const reports = test.info().outputPath('reports');
-  const run = await lane(['v1beta1', '--cluster', 'embedded', '--report-dir', reports, '--driver', 'suspend-first', '--', '--grep', 'stop-ordering']);
+  const run = await lane(['v1beta1', '--cluster', 'embedded', '--seed', '20260915', '--report-dir', reports, '--driver', 'suspend-first', '--', '--grep', 'stop-ordering']);
   expect(run.exitCode, run.all).toBe(1);
   const summary = readFileSync(`${reports}/shared-v1beta1/summary.md`, 'utf8');
+  // The release and the controller's seed, at lane start and in the report.
+  expect(run.all).toContain('Agent Sandbox v0.5.0 controller: realism on, seed 20260915');
+  expect(summary).toContain('### shared-v1beta1: Agent Sandbox v0.5.0 (Sandbox API v1beta1) on embedded, realism on, seed 20260915');
   expect(summary).toMatch(/stop-ordering .*\| FAIL \(.*stop\/supervisor-gone-before-workload-delete/);
   expect(summary).toContain('stop/suspend-after-supervisor-gone');
   expect(summary).toContain('stop/supervisor-exit-clean');
@@ -33,11 +37,17 @@ test('the v1beta1 lane fails on the suspend-first driver and names the violated 
   expect(run.all).toContain('SIGKILLed at the end of its grace period');
 });
 
-/** The lanes by the Agent Sandbox release they run: lanes of one release share one cluster. */
-function byRelease(): Map<string, Lane[]> {
+/**
+ * The lanes by the Agent Sandbox release they run (lanes of one release share one cluster), and
+ * shared-v1beta1 once more on v0.5.4 (`--agent-sandbox`), OpenShell's default release since its #2937.
+ */
+function byRelease(): { release: string; lanes: Lane[]; args: string[] }[] {
   const groups = new Map<string, Lane[]>();
   for (const l of LANES) groups.set(l.agentSandbox.version, [...(groups.get(l.agentSandbox.version) ?? []), l]);
-  return groups;
+  return [
+    ...[...groups].map(([release, lanes]) => ({ release, lanes, args: lanes.map((l) => l.name) })),
+    { release: 'v0.5.4', lanes: [laneOnRelease(findLane('shared-v1beta1'), 'v0.5.4', LANES)], args: ['shared-v1beta1', '--agent-sandbox', 'v0.5.4'] },
+  ];
 }
 
 /**
@@ -47,7 +57,7 @@ function byRelease(): Map<string, Lane[]> {
  * only the embedded cluster has. The lanes of one release run one after the other on one
  * cluster; the releases run side by side.
  */
-for (const [release, lanes] of byRelease()) {
+for (const { release, lanes, args } of byRelease()) {
   const names = lanes.map((l) => l.name);
   test(`lanes ${names.join(', ')} pass every scenario, none skipped, on a cluster reached through the existing provider (Agent Sandbox ${release})`, async ({}, testInfo) => {
     test.setTimeout(20 * 60_000);
@@ -58,7 +68,7 @@ for (const [release, lanes] of byRelease()) {
       await testInfo.attach('cluster', { body: `embedded cluster at ${cluster.url}, Agent Sandbox ${release}, ${describeRealism(cluster.agentSandboxRealism!)}` });
       const reports = testInfo.outputPath('reports');
       const started = Date.now();
-      const run = await lane([...names, '--cluster', 'existing', '--report-dir', reports], { KUBECONFIG: kubeconfigPath });
+      const run = await lane([...args, '--cluster', 'existing', '--report-dir', reports], { KUBECONFIG: kubeconfigPath });
       await testInfo.attach('lane output', { body: `${run.all}\n\n(${((Date.now() - started) / 1000).toFixed(0)} s)` });
       expect(run.all).toContain('cluster: existing (requested with --cluster existing');
       const listed = await scenarioTitles();
@@ -66,6 +76,7 @@ for (const [release, lanes] of byRelease()) {
         const outcomes = readOutcomes(join(reports, name, 'results.json'), []);
         expect(outcomes.map((o) => o.scenario).sort(), `lane ${name} ran every scenario`).toEqual(listed);
         expect(outcomes.filter((o) => o.status !== 'passed').map((o) => `${o.scenario}: ${o.status} ${o.detail ?? ''}`), `lane ${name}: every scenario passed, none skipped`).toEqual([]);
+        expect(readFileSync(join(reports, name, 'summary.md'), 'utf8')).toContain(`### ${name}: Agent Sandbox ${release} (Sandbox API `);
       }
       expect(run.exitCode, run.all).toBe(0);
     } finally {

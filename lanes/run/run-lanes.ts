@@ -20,6 +20,8 @@ const LANE_WORKERS = 2;
 
 interface LaneRunOptions {
   lanes: Lane[];
+  /** The embedded cluster's Agent Sandbox controller timing (`--realism`, `--seed`); the cluster's default when absent. */
+  agentSandboxRealism?: { enabled: boolean; seed?: number };
   provider: ClusterProvider;
   driver: DriverUnderTest;
   /** The fixture programs every cluster provides. */
@@ -69,10 +71,10 @@ export async function runLanes(options: LaneRunOptions): Promise<number> {
     };
     rmSync(reportDir, { recursive: true, force: true });
     mkdirSync(reportDir, { recursive: true });
-    opts.progress(lane.description);
+    opts.progress(`${releaseOf(lane)}; ${lane.description}`);
     let handle: ClusterHandle;
     try {
-      handle = await provider.up({ lane: lane.name, agentSandbox: lane.agentSandbox, images: options.images }, opts);
+      handle = await provider.up({ lane: lane.name, agentSandbox: lane.agentSandbox, images: options.images, agentSandboxRealism: options.agentSandboxRealism }, opts);
     } catch (error) {
       if (interrupted) await new Promise(() => undefined); // the signal handler tears down and exits 130
       process.stderr.write(`[${lane.name}] error: could not bring up the cluster: ${(error as Error).message}\n`);
@@ -102,8 +104,11 @@ export async function runLanes(options: LaneRunOptions): Promise<number> {
       running = undefined;
       if (interrupted) await new Promise(() => undefined); // the signal handler tears down and exits 130
       const outcomes = readOutcomes(join(reportDir, 'results.json'), options.invariantIds);
-      results.set(lane.name, outcomes);
-      writeFileSync(join(reportDir, 'summary.md'), `### ${lane.name} on ${provider.name} (driver: ${describeDriver(driver)})\n\n${summaryTable(new Map([[lane.name, outcomes]]))}\n`);
+      // A lane on another release already carries it in its name (release-axis.ts).
+      const column = lane.name.endsWith(`-${lane.agentSandbox.version}`) ? lane.name : `${lane.name} (${lane.agentSandbox.version})`;
+      results.set(column, outcomes);
+      const cluster = `${provider.name}${handle.agentSandboxRealism ? `, ${handle.agentSandboxRealism}` : ''}`;
+      writeFileSync(join(reportDir, 'summary.md'), `### ${lane.name}: ${releaseOf(lane)} on ${cluster}; driver: ${describeDriver(driver, lane)}\n\n${summaryTable(new Map([[column, outcomes]]))}\n`);
       if (result.exitCode !== 0) {
         failed = true;
         if (provider.exportLogs) {
@@ -134,6 +139,11 @@ export async function runLanes(options: LaneRunOptions): Promise<number> {
     process.stdout.write(`\nLane x scenario (driver: ${driver.kind === 'socket' ? 'external' : driver.variant}; reports in reports/<lane>/)\n\n${summaryTable(results)}\n\n`);
   }
   return failed ? 1 : 0;
+}
+
+/** `Agent Sandbox v0.5.0 (Sandbox API v1beta1)`: what every report names the lane's release by. */
+function releaseOf(lane: Lane): string {
+  return `Agent Sandbox ${lane.agentSandbox.version} (Sandbox API ${lane.agentSandbox.apiVersion})`;
 }
 
 /** The lane's driver identity: a ServiceAccount in the driver's namespace with the lane's rules (Role in the sandbox namespace in shared mode). */
