@@ -543,28 +543,6 @@ test.describe('garbage collection', () => {
     api.patch(configMaps, 'blocker', 'merge', { metadata: { finalizers: null } });
     await expect.poll(() => [exists(api, configMaps, 'blocker'), exists(api, configMaps, 'fg')]).toEqual([false, false]);
   });
-
-  test('Foreground: a dependent whose deletion is refused holds the owner only if it blocks it; it goes once allowed', async ({ api }) => {
-    const { configMaps } = targets(api);
-    const secrets = api.target('v1', 'secrets', 'default');
-    const owner = api.create(configMaps, { metadata: { name: 'fg-owner' } }).object;
-    api.create(secrets, { metadata: { name: 'kept-by-policy', ownerReferences: [ownerRef(owner)] } });
-    const gv = 'admissionregistration.k8s.io/v1';
-    const spec = {
-      matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['DELETE'], resources: ['secrets'] }] },
-      matchConditions: [{ name: 'that-one', expression: 'oldObject.metadata.name == "kept-by-policy"' }],
-      validations: [{ expression: 'false', reason: 'Forbidden', message: 'denied' }],
-    };
-    api.create(api.target(gv, 'validatingadmissionpolicies'), { metadata: { name: 'keep-secret' }, spec });
-    api.create(api.target(gv, 'validatingadmissionpolicybindings'), { metadata: { name: 'keep-secret' }, spec: { policyName: 'keep-secret', validationActions: ['Deny'] } });
-
-    api.delete(configMaps, 'fg-owner', { propagationPolicy: 'Foreground' });
-    await expect.poll(() => exists(api, configMaps, 'fg-owner'), { message: 'a refused non-blocking dependent does not hold the owner' }).toBe(false);
-    expect(exists(api, secrets, 'kept-by-policy')).toBe(true);
-
-    api.delete(api.target(gv, 'validatingadmissionpolicybindings'), 'keep-secret');
-    await expect.poll(() => exists(api, secrets, 'kept-by-policy'), { message: 'the collector retries the orphan once allowed' }).toBe(false);
-  });
 });
 
 test.describe('lists', () => {
