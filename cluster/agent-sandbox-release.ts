@@ -1,6 +1,9 @@
 import type { AgentSandboxRelease } from './cluster-provider.ts';
 import { agentSandboxReleaseUrl } from './manifests/agent-sandbox-releases.ts';
-import { AGENT_SANDBOX_PROFILES, type AgentSandboxVersion } from './embedded/agent-sandbox/profiles.ts';
+import { AGENT_SANDBOX_PROFILES, AGENT_SANDBOX_VERSIONS, type AgentSandboxVersion } from './embedded/agent-sandbox/profiles.ts';
+
+/** The releases this project knows (a profile for the embedded cluster, a pinned manifest for kind). */
+export const KNOWN_AGENT_SANDBOX_VERSIONS: readonly AgentSandboxVersion[] = AGENT_SANDBOX_VERSIONS;
 
 /**
  * An Agent Sandbox release as lanes ask for it: the Sandbox API version the driver will prefer

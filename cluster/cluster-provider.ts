@@ -10,8 +10,12 @@ export type { AgentSandboxVersion };
 
 export type ProviderName = 'embedded' | 'kind' | 'existing';
 
-/** Something a scenario may need that not every cluster provides. */
-export type Capability = 'fault-injection';
+/**
+ * Something a scenario may need that not every cluster provides. `admission-policy`:
+ * ValidatingAdmissionPolicy (admissionregistration.k8s.io/v1, GA in Kubernetes 1.30), the one
+ * mechanism the harness injects faults with on every cluster.
+ */
+export type Capability = 'admission-policy';
 
 /** A capability a lane or cluster lacks, with the reason reports show. */
 export interface Lack {
@@ -44,13 +48,12 @@ export interface ClusterRequest {
   lane: string;
   agentSandbox: AgentSandboxRelease;
   images: readonly FixtureImage[];
-}
-
-/** How a scenario reaches the embedded cluster's fault injection (admin API over HTTPS). */
-export interface FaultEndpoint {
-  url: string;
-  token: string;
-  caCert: string;
+  /**
+   * The embedded cluster's simulated Agent Sandbox controller: real-cluster timing on (the
+   * default) or off, and its seed (default: a random one, reported). Other providers run the
+   * real controller and refuse it.
+   */
+  agentSandboxRealism?: { enabled: boolean; seed?: number };
 }
 
 /** A running cluster for one lane: everything fixtures need, as JSON (it crosses into Playwright workers). */
@@ -64,7 +67,8 @@ export interface ClusterHandle {
   capabilities: Capability[];
   /** Capabilities the cluster cannot offer, with the reason (merged with the lane's own). */
   lacks: Lack[];
-  faults?: FaultEndpoint;
+  /** The embedded cluster's Agent Sandbox controller timing as it runs (`realism on, seed N (…)`), for reports. */
+  agentSandboxRealism?: string;
 }
 
 export interface ProviderOptions {

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { ClusterHandle, ClusterProvider, ClusterRequest, FixtureImage, ProviderOptions } from './cluster-provider.ts';
+import { describeRealism } from './embedded/agent-sandbox/realism.ts';
 import { EmbeddedCluster } from './embedded/cluster.ts';
 import type { ImageCatalog } from './embedded/node/images.ts';
 
@@ -17,17 +18,23 @@ export class EmbeddedProvider implements ClusterProvider {
   async up(request: ClusterRequest, options: ProviderOptions): Promise<ClusterHandle> {
     const kubeconfigPath = join(options.workDir, 'kubeconfig');
     options.progress(`embedded: starting the API server, controllers and node agent; installing Agent Sandbox ${request.agentSandbox.version} (profile)`);
-    const cluster = await EmbeddedCluster.start({ kubeconfigPath, node: { images: embeddedImageCatalog(request.images) }, agentSandbox: request.agentSandbox.version });
+    const cluster = await EmbeddedCluster.start({
+      kubeconfigPath,
+      node: { images: embeddedImageCatalog(request.images) },
+      agentSandbox: request.agentSandbox.version,
+      agentSandboxRealism: request.agentSandboxRealism,
+    });
     this.clusters.set(request.lane, cluster);
-    options.progress(`embedded: ready at ${cluster.url}`);
+    const realism = cluster.agentSandboxRealism!;
+    options.progress(`embedded: ready at ${cluster.url}; Agent Sandbox ${request.agentSandbox.version} controller: ${describeRealism(realism)}${realism.enabled ? ` (the same again: --seed ${realism.seed})` : ''}`);
     return {
       provider: 'embedded',
       lane: request.lane,
       name: `embedded-${request.lane}`,
       kubeconfigPath,
-      capabilities: ['fault-injection'],
+      capabilities: ['admission-policy'],
       lacks: [],
-      faults: { url: cluster.url, token: cluster.token, caCert: cluster.certificateAuthority },
+      agentSandboxRealism: describeRealism(realism),
     };
   }
 

@@ -2,12 +2,15 @@ import type { AgentSandboxRelease, Lack } from '../cluster/cluster-provider.ts';
 import type { WorkspaceMode } from '../driver/compute-driver.ts';
 import type { DriverSettings } from '../driver/launch/external-driver-process.ts';
 import type { RoleSelectors } from '../driver/role-selectors.ts';
+import type { DriverRbac } from './driver-rbac.ts';
 
 /** One lane of the matrix, as data: what is installed, how the driver runs, what it lacks and why. */
 export interface Lane {
   name: string;
   aliases: string[];
+  /** What the lane tests, besides its Agent Sandbox release (printed beside it). */
   description: string;
+  /** The release the lane runs by default; `--agent-sandbox` picks another that serves the same Sandbox API (release-axis.ts). */
   agentSandbox: AgentSandboxRelease;
   driver: {
     workspaceMode: WorkspaceMode;
@@ -15,6 +18,8 @@ export interface Lane {
     deployment: 'in-process' | 'external';
     /** Grace periods, API headroom and namespace the harness runs the driver with. */
     settings: DriverSettings;
+    /** What the driver may do: its ServiceAccount's Role (sandbox namespace) and ClusterRole rules (driver-rbac.ts). */
+    rbac: DriverRbac;
   };
   /** Operator mode: namespaces an operator fixture creates and labels before the run. */
   operator?: { label: string; workspaces: number };

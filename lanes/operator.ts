@@ -1,13 +1,14 @@
 import { agentSandboxRelease } from '../cluster/agent-sandbox-release.ts';
+import { DRIVER_RBAC } from './driver-rbac.ts';
 import { HARNESS_DRIVER_SETTINGS } from './driver-settings.ts';
 import type { Lane } from './lane-declaration.ts';
 
 export const operator: Lane = {
   name: 'operator',
   aliases: [],
-  description: 'Agent Sandbox v0.5.0; workspace namespaces created and labelled by an operator fixture before the run; driver in operator mode',
+  description: 'workspace namespaces created and labelled by an operator fixture before the run; driver in operator mode',
   agentSandbox: agentSandboxRelease('v0.5.0'),
-  driver: { workspaceMode: 'operator', deployment: 'in-process', settings: HARNESS_DRIVER_SETTINGS },
+  driver: { workspaceMode: 'operator', deployment: 'in-process', settings: HARNESS_DRIVER_SETTINGS, rbac: DRIVER_RBAC.operator },
   operator: { label: 'openshell.ai/e2e-operator-workspace=true', workspaces: 4 },
   lacks: [],
 };

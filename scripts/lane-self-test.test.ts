@@ -1,19 +1,20 @@
 import { expect, test } from '@playwright/test';
 import { execa } from 'execa';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { EmbeddedCluster } from '../cluster/embedded/cluster.ts';
+import { describeRealism } from '../cluster/embedded/agent-sandbox/realism.ts';
+import { FIXTURE_PROGRAMS_ON_EMBEDDED_NODE } from '../fixtures/programs/catalogue.ts';
+import { findLane, LANES, type Lane } from '../lanes/index.ts';
+import { laneOnRelease } from '../lanes/release-axis.ts';
+import { readOutcomes } from '../lanes/run/summary-table.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-// Both runs use the same lane's cluster work directory; one at a time.
-test.describe.configure({ mode: 'serial' });
-
-function lane(reportDir: string, ...args: string[]) {
-  return laneRun('v1beta1', 'stop-ordering', reportDir, ...args);
-}
-
-function laneRun(name: string, grep: string, reportDir: string, ...args: string[]) {
-  return execa('node_modules/.bin/tsx', ['scripts/lane.ts', name, '--cluster', 'embedded', '--report-dir', reportDir, ...args, '--', '--grep', grep], { cwd: ROOT, reject: false, all: true, env: { CI: '' } });
+function lane(args: string[], env: Record<string, string> = {}) {
+  return execa('node_modules/.bin/tsx', ['scripts/lane.ts', ...args], { cwd: ROOT, reject: false, all: true, env: { CI: '', ...env } });
 }
 
 /**
@@ -23,9 +24,12 @@ function laneRun(name: string, grep: string, reportDir: string, ...args: string[
 test('the v1beta1 lane fails on the suspend-first driver and names the violated invariants', async () => {
   test.setTimeout(240_000);
   const reports = test.info().outputPath('reports');
-  const run = await lane(reports, '--driver', 'suspend-first');
+  const run = await lane(['v1beta1', '--cluster', 'embedded', '--seed', '20260915', '--report-dir', reports, '--driver', 'suspend-first', '--', '--grep', 'stop-ordering']);
   expect(run.exitCode, run.all).toBe(1);
   const summary = readFileSync(`${reports}/shared-v1beta1/summary.md`, 'utf8');
+  // The release and the controller's seed, at lane start and in the report.
+  expect(run.all).toContain('Agent Sandbox v0.5.0 controller: realism on, seed 20260915');
+  expect(summary).toContain('### shared-v1beta1: Agent Sandbox v0.5.0 (Sandbox API v1beta1) on embedded, realism on, seed 20260915');
   expect(summary).toMatch(/stop-ordering .*\| FAIL \(.*stop\/supervisor-gone-before-workload-delete/);
   expect(summary).toContain('stop/suspend-after-supervisor-gone');
   expect(summary).toContain('stop/supervisor-exit-clean');
@@ -33,20 +37,62 @@ test('the v1beta1 lane fails on the suspend-first driver and names the violated 
   expect(run.all).toContain('SIGKILLed at the end of its grace period');
 });
 
-test('the v1beta1 lane passes on the reference driver', async () => {
-  test.setTimeout(240_000);
-  const reports = test.info().outputPath('reports');
-  const run = await lane(reports);
-  expect(run.exitCode, run.all).toBe(0);
-  expect(readFileSync(`${reports}/shared-v1beta1/summary.md`, 'utf8')).toMatch(/stop-ordering .*\| pass \|/);
-});
+/**
+ * The lanes by the Agent Sandbox release they run (lanes of one release share one cluster), and
+ * shared-v1beta1 once more on v0.5.4 (`--agent-sandbox`), OpenShell's default release since its #2937.
+ */
+function byRelease(): { release: string; lanes: Lane[]; args: string[] }[] {
+  const groups = new Map<string, Lane[]>();
+  for (const l of LANES) groups.set(l.agentSandbox.version, [...(groups.get(l.agentSandbox.version) ?? []), l]);
+  return [
+    ...[...groups].map(([release, lanes]) => ({ release, lanes, args: lanes.map((l) => l.name) })),
+    { release: 'v0.5.4', lanes: [laneOnRelease(findLane('shared-v1beta1'), 'v0.5.4', LANES)], args: ['shared-v1beta1', '--agent-sandbox', 'v0.5.4'] },
+  ];
+}
 
-test('the external lane resumes a stop after the driver process is SIGKILLed mid-stop', async () => {
-  test.setTimeout(240_000);
-  const reports = test.info().outputPath('reports');
-  const run = await laneRun('external', 'resume-after-crash', reports);
-  expect(run.exitCode, run.all).toBe(0);
-  const summary = readFileSync(`${reports}/external/summary.md`, 'utf8');
-  expect(summary).toMatch(/interrupted while releasing .*\| pass \|/);
-  expect(summary).toMatch(/interrupted while suspending .*\| pass \|/);
-});
+/**
+ * Every lane, every scenario, nothing skipped, on a cluster the lanes did not bring up
+ * themselves: an embedded cluster started here and reached only through `--cluster existing`
+ * and KUBECONFIG, as a kind or any other cluster would be. So no scenario can lean on a hook
+ * only the embedded cluster has. The lanes of one release run one after the other on one
+ * cluster; the releases run side by side.
+ */
+for (const { release, lanes, args } of byRelease()) {
+  const names = lanes.map((l) => l.name);
+  test(`lanes ${names.join(', ')} pass every scenario, none skipped, on a cluster reached through the existing provider (Agent Sandbox ${release})`, async ({}, testInfo) => {
+    test.setTimeout(20 * 60_000);
+    const dir = mkdtempSync(join(tmpdir(), 'lane-self-test-'));
+    const kubeconfigPath = join(dir, 'kubeconfig');
+    const cluster = await EmbeddedCluster.start({ kubeconfigPath, node: { images: FIXTURE_PROGRAMS_ON_EMBEDDED_NODE }, agentSandbox: lanes[0].agentSandbox.version });
+    try {
+      await testInfo.attach('cluster', { body: `embedded cluster at ${cluster.url}, Agent Sandbox ${release}, ${describeRealism(cluster.agentSandboxRealism!)}` });
+      const reports = testInfo.outputPath('reports');
+      const started = Date.now();
+      const run = await lane([...args, '--cluster', 'existing', '--report-dir', reports], { KUBECONFIG: kubeconfigPath });
+      await testInfo.attach('lane output', { body: `${run.all}\n\n(${((Date.now() - started) / 1000).toFixed(0)} s)` });
+      expect(run.all).toContain('cluster: existing (requested with --cluster existing');
+      const listed = await scenarioTitles();
+      for (const name of names) {
+        const outcomes = readOutcomes(join(reports, name, 'results.json'), []);
+        expect(outcomes.map((o) => o.scenario).sort(), `lane ${name} ran every scenario`).toEqual(listed);
+        expect(outcomes.filter((o) => o.status !== 'passed').map((o) => `${o.scenario}: ${o.status} ${o.detail ?? ''}`), `lane ${name}: every scenario passed, none skipped`).toEqual([]);
+        expect(readFileSync(join(reports, name, 'summary.md'), 'utf8')).toContain(`### ${name}: Agent Sandbox ${release} (Sandbox API `);
+      }
+      expect(run.exitCode, run.all).toBe(0);
+    } finally {
+      await cluster.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+}
+
+/** The scenarios as the summary names them (`<file without .spec.ts> › <title>`), from Playwright's own listing. */
+async function scenarioTitles(): Promise<string[]> {
+  const listing = await lane(['--list']);
+  return listing.stdout
+    .split('\n')
+    .map((line) => /^ {2}(scenarios\/\S+)\.spec\.ts:\d+:\d+ › (.*)$/.exec(line))
+    .filter((m): m is RegExpExecArray => !!m)
+    .map((m) => `${m[1]} › ${m[2]}`)
+    .sort();
+}

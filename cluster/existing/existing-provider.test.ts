@@ -8,7 +8,7 @@ import { stringify } from 'yaml';
 import { agentSandboxRelease } from '../agent-sandbox-release.ts';
 import type { ClusterRequest, ProviderOptions } from '../cluster-provider.ts';
 import { EmbeddedCluster } from '../embedded/cluster.ts';
-import { ExistingProvider, NO_FAULT_INJECTION } from './existing-provider.ts';
+import { admissionPolicyLacks, ExistingProvider } from './existing-provider.ts';
 
 /**
  * The existing-cluster provider against real API servers: an embedded cluster with Agent
@@ -75,8 +75,8 @@ test('a cluster with the lane\'s Agent Sandbox: a handle on the given kubeconfig
     name: 'embedded',
     kubeconfigPath: withSandboxKubeconfig,
     context: 'embedded',
-    capabilities: [],
-    lacks: [{ capability: 'fault-injection', reason: NO_FAULT_INJECTION }],
+    capabilities: ['admission-policy'],
+    lacks: [],
   });
   expect(progress[0]).toBe(`existing: checking the cluster in ${withSandboxKubeconfig} (context embedded) at ${withSandbox.url}`);
   expect(progress[1]).toMatch(/^existing: reached Kubernetes v\d+\.\d+/);
@@ -166,4 +166,11 @@ test('a release that does not match the lane: the v1alpha1 lane on a cluster ser
         'lane shared-v1alpha1 tests v1alpha1: install Agent Sandbox v0.4.6 for lane shared-v1alpha1 with: kubectl --context embedded apply -f https://github.com/kubernetes-sigs/agent-sandbox/releases/download/v0.4.6/manifest.yaml',
     ),
   );
+});
+
+test('fault injection needs ValidatingAdmissionPolicy and its binding served (Kubernetes 1.30+); otherwise the lane lacks it, saying why', () => {
+  expect(admissionPolicyLacks(['validatingadmissionpolicies', 'validatingadmissionpolicies/status', 'validatingadmissionpolicybindings', 'validatingwebhookconfigurations'], 'v1.32.2')).toEqual([]);
+  const reason = 'Kubernetes v1.29.4 does not serve admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy (GA in 1.30), which the harness injects faults with';
+  expect(admissionPolicyLacks(['validatingwebhookconfigurations', 'mutatingwebhookconfigurations'], 'v1.29.4')).toEqual([{ capability: 'admission-policy', reason }]);
+  expect(admissionPolicyLacks(undefined, 'v1.29.4')).toEqual([{ capability: 'admission-policy', reason }]);
 });

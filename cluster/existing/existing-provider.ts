@@ -1,12 +1,21 @@
-import { ApiextensionsV1Api, KubeConfig, Observable, VersionApi, type ConfigurationOptions, type ObservableMiddleware, type RequestContext, type ResponseContext } from '@kubernetes/client-node';
+import { AdmissionregistrationV1Api, ApiextensionsV1Api, KubeConfig, Observable, VersionApi, type ConfigurationOptions, type ObservableMiddleware, type RequestContext, type ResponseContext } from '@kubernetes/client-node';
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
-import type { ClusterHandle, ClusterProvider, ClusterRequest, ProviderOptions } from '../cluster-provider.ts';
+import type { ClusterHandle, ClusterProvider, ClusterRequest, Lack, ProviderOptions } from '../cluster-provider.ts';
 
 const SANDBOX_CRD_NAME = 'sandboxes.agents.x-k8s.io';
-export const NO_FAULT_INJECTION = 'an existing cluster has no fault injection; scenarios that deny Secret deletion need the embedded cluster';
+
+/**
+ * What the cluster lacks of the harness's fault injection, from the resources
+ * admissionregistration.k8s.io/v1 serves (undefined when that group version is not served):
+ * ValidatingAdmissionPolicy and its binding, GA in Kubernetes 1.30.
+ */
+export function admissionPolicyLacks(served: readonly string[] | undefined, serverVersion: string): Lack[] {
+  if (served?.includes('validatingadmissionpolicies') && served.includes('validatingadmissionpolicybindings')) return [];
+  return [{ capability: 'admission-policy', reason: `Kubernetes ${serverVersion} does not serve admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy (GA in 1.30), which the harness injects faults with` }];
+}
 
 export interface ExistingProviderOptions {
   /** The kubeconfig to use; default: $KUBECONFIG (every file it lists, merged as kubectl does), else ~/.kube/config. */
@@ -128,14 +137,24 @@ export class ExistingProvider implements ClusterProvider {
     }
     progress(`existing: ${SANDBOX_CRD_NAME} serves ${served.join(', ')}; lane ${request.lane} uses ${apiVersion}`);
 
+    const admission = await kc
+      .makeApiClient(AdmissionregistrationV1Api)
+      .getAPIResources({}, timeout(ms))
+      .then((list) => list.resources.map((r) => r.name), (error: unknown) => {
+        if ((error as { code?: unknown }).code === 404) return undefined;
+        throw new Error(`could not read the admissionregistration.k8s.io/v1 resources of ${where}: ${reason(error, ms)}`);
+      });
+    const lacks = admissionPolicyLacks(admission, serverVersion);
+    for (const lack of lacks) progress(`existing: lacks ${lack.capability}: ${lack.reason}`);
+
     return {
       provider: 'existing',
       lane: request.lane,
       name: context,
       kubeconfigPath,
       context,
-      capabilities: [],
-      lacks: [{ capability: 'fault-injection', reason: NO_FAULT_INJECTION }],
+      capabilities: lacks.length ? [] : ['admission-policy'],
+      lacks,
     };
   }
 

@@ -3,7 +3,8 @@ import * as k8s from '@kubernetes/client-node';
 import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { KIND_CONFIG, KIND_NODE_IMAGE, NO_FAULT_INJECTION } from './kind-provider.ts';
+import { KIND_CONFIG, KIND_NODE_IMAGE } from './kind-provider.ts';
+import { agentSandboxRelease } from '../agent-sandbox-release.ts';
 import { CRD_NAME, EXTERNAL_REQUEST, NAME, REPO, V1BETA1_REQUEST, fixtureDir, kindTestKit } from './test-kit.ts';
 
 /**
@@ -50,8 +51,8 @@ test('up creates the lane cluster into its own kubeconfig, builds and loads the 
     name: NAME,
     kubeconfigPath,
     context: 'embedded',
-    capabilities: [],
-    lacks: [{ capability: 'fault-injection', reason: NO_FAULT_INJECTION }],
+    capabilities: ['admission-policy'],
+    lacks: [],
   });
 
   // The handle's kubeconfig reaches the cluster through @kubernetes/client-node.
@@ -185,6 +186,19 @@ test('each lane gets its own cluster, named after the lane', async () => {
   expect((await stubs.commands()).find((c) => c.startsWith('kind create'))).toContain('--name sandbox-conformance-external ');
   await provider.down(handle, options());
   expect(await stubs.clusters()).toEqual([]);
+});
+
+test('a lane on Agent Sandbox v0.5.4 gets a cluster of its own and the release\'s sandbox.yaml, verified, through the resolver', async () => {
+  const { stubs, progress, options, provider } = await kit.setup();
+  // What the lane runner asks for on `npm run lane -- v1beta1 --agent-sandbox v0.5.4`.
+  const handle = await provider.up({ ...V1BETA1_REQUEST, lane: 'shared-v1beta1-v0.5.4', agentSandbox: agentSandboxRelease('v0.5.4') }, options());
+  expect(handle.name).toBe('sandbox-conformance-shared-v1beta1-v0.5.4');
+  const kc = `--kubeconfig ${handle.kubeconfigPath} --context embedded`;
+  expect(kit.manifestPath('v0.5.4')).toMatch(/\/v0\.5\.4\/sandbox\.yaml$/);
+  expect((await stubs.commands()).filter((c) => c.includes(' apply -f '))).toEqual([`kubectl ${kc} apply -f ${kit.manifestPath('v0.5.4')}`]);
+  expect(progress).toContain(`kind: installing Agent Sandbox v0.5.4 (kubectl apply -f ${kit.manifestPath('v0.5.4')})`);
+  expect(progress.at(-1)).toBe('kind: cluster sandbox-conformance-shared-v1beta1-v0.5.4 ready with Agent Sandbox v0.5.4');
+  await provider.down(handle, options());
 });
 
 test('the fixture image build contexts the provider uses exist, and their base image is pinned by digest', async () => {

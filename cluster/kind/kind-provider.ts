@@ -16,8 +16,6 @@ export { KIND_NODE_IMAGE, KIND_VERSION } from './pins.ts';
 /** The cluster configuration passed to `kind create cluster --config`. */
 export const KIND_CONFIG = fileURLToPath(new URL('./kind-config.yaml', import.meta.url));
 
-export const NO_FAULT_INJECTION = 'kind clusters have no fault injection; scenarios that deny Secret deletion need the embedded cluster';
-
 /** The kind cluster of a lane: one per lane, so lanes can run side by side and be kept apart. */
 export function kindClusterName(request: Pick<ClusterRequest, 'lane'>): string {
   return `sandbox-conformance-${request.lane}`;
@@ -96,8 +94,9 @@ export class KindProvider implements ClusterProvider {
       name,
       kubeconfigPath,
       context,
-      capabilities: [],
-      lacks: [{ capability: 'fault-injection', reason: NO_FAULT_INJECTION }],
+      // The pinned node image is Kubernetes 1.32: ValidatingAdmissionPolicy is GA there (1.30).
+      capabilities: ['admission-policy'],
+      lacks: [],
     });
 
     const reuse = await this.reusable(commands, name, kubeconfigPath, progress);

@@ -256,8 +256,8 @@ export const STAND_IN_MANIFEST = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  
 
 export interface KindTestKit {
   cluster(): EmbeddedCluster;
-  /** The stand-in manifest the provider installs (verified by the real resolver). */
-  manifestPath(): string;
+  /** The stand-in manifest the provider installs for a release (verified by the real resolver): v0.5.0's `manifest.yaml` by default, v0.5.4's `sandbox.yaml`. */
+  manifestPath(version?: 'v0.5.0' | 'v0.5.4'): string;
   /** Sets or removes the CRD's conversion caBundle, as the real controller injects it. */
   setCaBundle(value: string | null): void;
   setup(stubs?: StubOptions, provider?: Omit<KindProviderOptions, 'env' | 'manifests'>): Promise<KindRun>;
@@ -284,10 +284,13 @@ export function kindTestKit(): KindTestKit {
     root = await mkdtemp(join(tmpdir(), 'kind-provider-test-'));
     embedded = await EmbeddedCluster.start({ kubeconfigPath: join(root, 'embedded.kubeconfig'), node: { images: FIXTURE_PROGRAMS_ON_EMBEDDED_NODE }, agentSandbox: V1BETA1_REQUEST.agentSandbox.version });
     const envDir = join(root, 'upstream');
-    await mkdir(join(envDir, 'v0.5.0'), { recursive: true });
-    await writeFile(join(envDir, 'v0.5.0', 'manifest.yaml'), STAND_IN_MANIFEST);
+    // The release asset's name changed at v0.5.2 (manifest.yaml -> sandbox.yaml): one of each.
+    for (const [version, asset] of [['v0.5.0', 'manifest.yaml'], ['v0.5.4', 'sandbox.yaml']]) {
+      await mkdir(join(envDir, version), { recursive: true });
+      await writeFile(join(envDir, version, asset), STAND_IN_MANIFEST);
+    }
     const sha256 = createHash('sha256').update(STAND_IN_MANIFEST).digest('hex');
-    manifests = { env: { AGENT_SANDBOX_MANIFESTS: envDir, XDG_CACHE_HOME: join(root, 'empty-cache') }, releases: { 'v0.5.0': { sha256 } } };
+    manifests = { env: { AGENT_SANDBOX_MANIFESTS: envDir, XDG_CACHE_HOME: join(root, 'empty-cache') }, releases: { 'v0.5.0': { sha256 }, 'v0.5.4': { sha256 } } };
     kit.setCaBundle('Y2EtYnVuZGxl');
   });
 
@@ -298,7 +301,7 @@ export function kindTestKit(): KindTestKit {
 
   const kit: KindTestKit = {
     cluster: () => embedded,
-    manifestPath: () => join(root, 'upstream', 'v0.5.0', 'manifest.yaml'),
+    manifestPath: (version = 'v0.5.0') => join(root, 'upstream', version, version === 'v0.5.0' ? 'manifest.yaml' : 'sandbox.yaml'),
     setCaBundle(value) {
       const api = embedded.api;
       api.patch(api.target('apiextensions.k8s.io/v1', 'customresourcedefinitions'), CRD_NAME, 'merge', { spec: { conversion: { webhook: { clientConfig: { caBundle: value } } } } });

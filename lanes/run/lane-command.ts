@@ -9,8 +9,10 @@ import { parseArgs } from 'node:util';
 import { execa } from 'execa';
 import type { FixtureImage } from '../../cluster/cluster-provider.ts';
 import { chooseProvider } from '../../cluster/select.ts';
+import { KNOWN_AGENT_SANDBOX_VERSIONS } from '../../cluster/agent-sandbox-release.ts';
 import { findLane, LANES, type Lane } from '../index.ts';
 import { readRolesFile } from '../openshell-roles.ts';
+import { laneOnRelease } from '../release-axis.ts';
 import { LANE_RUN_ENV, type DriverUnderTest } from './lane-run.ts';
 import { ROOT, runLanes } from './run-lanes.ts';
 
@@ -30,6 +32,15 @@ Options:
   --cluster embedded|kind|existing   where to run (default: kind when kind >= v0.27, a running
                                      Docker daemon and kubectl are found, else embedded; the
                                      choice is printed)
+  --agent-sandbox VERSION            run the lanes on another Agent Sandbox release (${KNOWN_AGENT_SANDBOX_VERSIONS.join(', ')});
+                                     only one under which the driver uses the lane's Sandbox API
+                                     version (v0.4.6 for v1alpha1, v0.5.x for the others). Reports
+                                     name the lane <lane>-<version>
+  --realism on|off                   embedded cluster: the Agent Sandbox controller's real-cluster
+                                     timing (lagging cache, reconcile latency, conflict retries);
+                                     default on
+  --seed N                           embedded cluster: the seed of that timing (printed at lane
+                                     start); the same seed replays the same lags and latencies
   --driver reference|suspend-first|exec=<command>|external=<socket>
                                      the driver under test (default: reference). suspend-first is
                                      the pre-#3424 ordering defect: the suite must fail on it.
@@ -67,7 +78,19 @@ export async function runLaneCommand(argv: string[], context: LaneCommandContext
     parsed = parseArgs({
       args: ownArgs,
       allowPositionals: true,
-      options: { 'report-dir': { type: 'string' }, cluster: { type: 'string' }, driver: { type: 'string' }, roles: { type: 'string' }, keep: { type: 'boolean' }, all: { type: 'boolean' }, list: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        'report-dir': { type: 'string' },
+        cluster: { type: 'string' },
+        'agent-sandbox': { type: 'string' },
+        realism: { type: 'string' },
+        seed: { type: 'string' },
+        driver: { type: 'string' },
+        roles: { type: 'string' },
+        keep: { type: 'boolean' },
+        all: { type: 'boolean' },
+        list: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
     });
   } catch (error) {
     fail((error as Error).message);
@@ -85,10 +108,13 @@ export async function runLaneCommand(argv: string[], context: LaneCommandContext
   let lanes: Lane[];
   try {
     lanes = values.all ? [...LANES] : positionals.map(findLane);
+    const release = values['agent-sandbox'];
+    if (release !== undefined) lanes = lanes.map((lane) => laneOnRelease(lane, release, LANES));
   } catch (error) {
     fail((error as Error).message);
   }
   if (lanes.length === 0) fail('name a lane (or --all)');
+  const agentSandboxRealism = realismOption(values.realism, values.seed);
 
   const driver = driverUnderTest(values.driver ?? 'reference');
   if (driver.kind === 'socket') await assertListening(driver.socket);
@@ -106,8 +132,12 @@ export async function runLaneCommand(argv: string[], context: LaneCommandContext
     fail((error as Error).message);
   }
   process.stdout.write(`cluster: ${chosen.provider.name} (${chosen.reason})\n`);
+  if (agentSandboxRealism && chosen.provider.name !== 'embedded') {
+    fail(`--realism and --seed set the timing of the embedded cluster's simulated Agent Sandbox controller; the ${chosen.provider.name} cluster runs the real controller (choose --cluster embedded)`);
+  }
   return runLanes({
     lanes,
+    agentSandboxRealism,
     provider: chosen.provider,
     driver,
     roles,
@@ -117,6 +147,16 @@ export async function runLaneCommand(argv: string[], context: LaneCommandContext
     keep: !!values.keep,
     playwrightArgs,
   });
+}
+
+/** `--realism on|off` and `--seed N` as the request's realism; undefined when neither is given (the cluster's default: on, a random seed). */
+function realismOption(realism: string | undefined, seed: string | undefined): { enabled: boolean; seed?: number } | undefined {
+  if (realism === undefined && seed === undefined) return undefined;
+  if (realism !== undefined && realism !== 'on' && realism !== 'off') fail(`--realism must be "on" or "off", got "${realism}"`);
+  const n = seed === undefined ? undefined : Number(seed);
+  if (seed !== undefined && (!/^\d+$/.test(seed) || !Number.isSafeInteger(n))) fail(`--seed must be a whole number >= 0, got "${seed}"`);
+  if (realism === 'off' && seed !== undefined) fail('--seed seeds the realism; with --realism off there is nothing to seed');
+  return { enabled: realism !== 'off', seed: n };
 }
 
 function driverUnderTest(flag: string): DriverUnderTest {

@@ -7,7 +7,7 @@ import { describeDriver, LANE_RUN_ENV, readLaneRun, writeLaneRun, type LaneRun }
 
 const run: LaneRun = {
   lane: sharedV1beta1,
-  cluster: { provider: 'embedded', lane: 'shared-v1beta1', name: 'embedded-shared-v1beta1', kubeconfigPath: '/k/kubeconfig', capabilities: ['fault-injection'], lacks: [] },
+  cluster: { provider: 'embedded', lane: 'shared-v1beta1', name: 'embedded-shared-v1beta1', kubeconfigPath: '/k/kubeconfig', capabilities: ['admission-policy'], lacks: [] },
   driver: { kind: 'harness', variant: 'suspend-first' },
   reportDir: '/r/shared-v1beta1',
 };

@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import type { ClusterHandle } from '../../cluster/cluster-provider.ts';
 import type { DriverVariant } from '../../driver/compute-driver.ts';
 import type { Lane } from '../lane-declaration.ts';
+import type { DriverAccess } from '../setup/driver-access.ts';
 
 export const LANE_RUN_ENV = 'CONFORMANCE_RUN';
 
@@ -22,6 +23,11 @@ export interface LaneRun {
   lane: Lane;
   cluster: ClusterHandle;
   driver: DriverUnderTest;
+  /**
+   * The ServiceAccount the harness's driver runs as (the lane's rules, least privilege); absent
+   * for a driver served on a socket, which brings its own credentials.
+   */
+  driverAccess?: DriverAccess;
   /** reports/<lane>/: html/, junit.xml, results.json, summary.md. */
   reportDir: string;
 }

@@ -9,7 +9,8 @@ import { execa, type ResultPromise } from 'execa';
 import type { ClusterHandle, ClusterProvider, FixtureImage, ProviderOptions } from '../../cluster/cluster-provider.ts';
 import type { RoleSelectors } from '../../driver/role-selectors.ts';
 import type { Lane } from '../lane-declaration.ts';
-import { announceDriver } from './driver-identity.ts';
+import { announceDriver } from './announce-driver.ts';
+import { driverIdentityName, grantDriverAccess, revokeDriverAccess, type DriverAccess } from '../setup/driver-access.ts';
 import { prepareOperatorWorkspaces } from '../setup/operator-namespaces.ts';
 import { describeDriver, LANE_RUN_ENV, writeLaneRun, type DriverUnderTest } from './lane-run.ts';
 import { readOutcomes, summaryTable, type Outcome } from './summary-table.ts';
@@ -21,6 +22,8 @@ const LANE_WORKERS = 2;
 
 interface LaneRunOptions {
   lanes: Lane[];
+  /** The embedded cluster's Agent Sandbox controller timing (`--realism`, `--seed`); the cluster's default when absent. */
+  agentSandboxRealism?: { enabled: boolean; seed?: number };
   provider: ClusterProvider;
   driver: DriverUnderTest;
   /** `--roles FILE`: replaces every lane's role selectors. */
@@ -72,10 +75,10 @@ export async function runLanes(options: LaneRunOptions): Promise<number> {
     };
     rmSync(reportDir, { recursive: true, force: true });
     mkdirSync(reportDir, { recursive: true });
-    opts.progress(lane.description);
+    opts.progress(`${releaseOf(lane)}; ${lane.description}`);
     let handle: ClusterHandle;
     try {
-      handle = await provider.up({ lane: lane.name, agentSandbox: lane.agentSandbox, images: options.images }, opts);
+      handle = await provider.up({ lane: lane.name, agentSandbox: lane.agentSandbox, images: options.images, agentSandboxRealism: options.agentSandboxRealism }, opts);
     } catch (error) {
       if (interrupted) await new Promise(() => undefined); // the signal handler tears down and exits 130
       process.stderr.write(`[${lane.name}] error: could not bring up the cluster: ${(error as Error).message}\n`);
@@ -84,11 +87,16 @@ export async function runLanes(options: LaneRunOptions): Promise<number> {
       continue;
     }
     active.set(lane.name, handle);
+    let driverAccess: DriverAccess | undefined;
     try {
       if (lane.operator) opts.progress(`operator: labelled workspace namespaces ${(await prepareOperatorWorkspaces(handle.kubeconfigPath, lane)).join(', ')}`);
+      if (driver.kind === 'harness') {
+        driverAccess = await grantLaneDriverAccess(lane, handle, opts.workDir);
+        opts.progress(`driver: runs as ${driverAccess.username} (${describeRbac(driverAccess)})`);
+      }
       const runPath = join(opts.workDir, 'run.json');
       opts.progress(await announceDriver(driver, lane, handle.kubeconfigPath));
-      writeLaneRun(runPath, { lane: options.roles ? { ...lane, roles: options.roles } : lane, cluster: handle, driver, reportDir });
+      writeLaneRun(runPath, { lane: options.roles ? { ...lane, roles: options.roles } : lane, cluster: handle, driver, driverAccess, reportDir });
       opts.progress(`running scenarios (driver: ${describeDriver(driver, lane)})`);
       const workers = options.playwrightArgs.some((a) => a.startsWith('--workers') || a === '-j') ? [] : ['--workers', String(LANE_WORKERS)];
       running = execa(join(ROOT, 'node_modules/.bin/playwright'), ['test', '--project', lane.name, ...workers, ...options.playwrightArgs], {
@@ -101,8 +109,11 @@ export async function runLanes(options: LaneRunOptions): Promise<number> {
       running = undefined;
       if (interrupted) await new Promise(() => undefined); // the signal handler tears down and exits 130
       const outcomes = readOutcomes(join(reportDir, 'results.json'), options.invariantIds);
-      results.set(lane.name, outcomes);
-      writeFileSync(join(reportDir, 'summary.md'), `### ${lane.name} on ${provider.name} (driver: ${describeDriver(driver)})\n\n${summaryTable(new Map([[lane.name, outcomes]]))}\n`);
+      // A lane on another release already carries it in its name (release-axis.ts).
+      const column = lane.name.endsWith(`-${lane.agentSandbox.version}`) ? lane.name : `${lane.name} (${lane.agentSandbox.version})`;
+      results.set(column, outcomes);
+      const cluster = `${provider.name}${handle.agentSandboxRealism ? `, ${handle.agentSandboxRealism}` : ''}`;
+      writeFileSync(join(reportDir, 'summary.md'), `### ${lane.name}: ${releaseOf(lane)} on ${cluster}; driver: ${describeDriver(driver, lane)}\n\n${summaryTable(new Map([[column, outcomes]]))}\n`);
       if (result.exitCode !== 0) {
         failed = true;
         if (provider.exportLogs) {
@@ -110,7 +121,14 @@ export async function runLanes(options: LaneRunOptions): Promise<number> {
           await provider.exportLogs(handle, join(reportDir, 'cluster-logs')).catch((e: Error) => opts.progress(`could not export logs: ${e.message}`));
         }
       }
+    } catch (error) {
+      process.stderr.write(`[${lane.name}] error: ${(error as Error).message}\n`);
+      failed = true;
     } finally {
+      if (driverAccess) {
+        await revokeDriverAccess(handle.kubeconfigPath, driverAccess).catch((e: Error) => opts.progress(`could not remove the driver's ServiceAccount and roles: ${e.message}`));
+        rmSync(driverAccess.kubeconfigPath, { force: true });
+      }
       if (options.keep && provider.name === 'embedded') {
         opts.progress(`--keep: the embedded cluster keeps running; KUBECONFIG=${handle.kubeconfigPath}; Ctrl-C to stop it`);
         await new Promise(() => undefined);
@@ -128,16 +146,32 @@ export async function runLanes(options: LaneRunOptions): Promise<number> {
   return failed ? 1 : 0;
 }
 
+/** `Agent Sandbox v0.5.0 (Sandbox API v1beta1)`: what every report names the lane's release by. */
+function releaseOf(lane: Lane): string {
+  return `Agent Sandbox ${lane.agentSandbox.version} (Sandbox API ${lane.agentSandbox.apiVersion})`;
+}
+
+/** The lane's driver identity: a ServiceAccount in the driver's namespace with the lane's rules (Role in the sandbox namespace in shared mode). */
+function grantLaneDriverAccess(lane: Lane, handle: ClusterHandle, dir: string): Promise<DriverAccess> {
+  const { namespace } = lane.driver.settings;
+  return grantDriverAccess(handle.kubeconfigPath, { name: driverIdentityName(lane.name), namespace, roleNamespace: lane.driver.workspaceMode === 'shared' ? namespace : undefined, rbac: lane.driver.rbac, dir });
+}
+
+function describeRbac(access: DriverAccess): string {
+  const kinds = [access.rbac.role.length ? `Role in ${access.roleNamespace}` : '', access.rbac.clusterRole.length ? 'ClusterRole' : ''].filter(Boolean);
+  return `${kinds.join(' + ')}, the lane's rules`;
+}
+
 function providerOptions(provider: ClusterProvider, lane: string, keep: boolean): ProviderOptions {
-  // kind clusters outlive a run (get-or-create), so their files keep one place per lane; an
-  // embedded cluster lives and dies with this process, so its files are this run's alone and
-  // concurrent runs on one machine cannot overwrite each other's kubeconfig.
-  const workDir = join(ROOT, '.cluster', provider.name, provider.name === 'embedded' ? `${lane}-${process.pid}` : lane);
+  // kind clusters outlive a run (get-or-create), so their files keep one place per lane; what
+  // a run writes for an embedded or existing cluster (kubeconfigs, the driver's credentials) is
+  // this run's alone, so concurrent runs on one machine cannot overwrite each other's files.
+  const workDir = join(ROOT, '.cluster', provider.name, provider.name === 'kind' ? lane : `${lane}-${process.pid}`);
   mkdirSync(workDir, { recursive: true });
   return { keep, workDir, progress: (line: string) => process.stdout.write(`[${lane}] ${line}\n`) };
 }
 
 async function tearDown(provider: ClusterProvider, handle: ClusterHandle, options: ProviderOptions): Promise<void> {
   await provider.down(handle, options);
-  if (provider.name === 'embedded') rmSync(options.workDir, { recursive: true, force: true });
+  if (provider.name !== 'kind') rmSync(options.workDir, { recursive: true, force: true });
 }

@@ -1,9 +1,13 @@
-import { ANNOTATION, expect, invariantsIn, test, type Cluster, type Sandbox, type TestTimeline } from '../../fixtures/conformance.ts';
+import { ANNOTATION, expect, invariantsIn, supervisorCleanupTakes, test, type Cluster, type Sandbox, type TestTimeline } from '../../fixtures/conformance.ts';
 import { RECORDING_MAIN_COMMAND } from './main-command.ts';
 
+/** How long the supervisor's clean-up takes in the `releasing` case: the phase lasts at least that long. */
+const SLOW_CLEANUP_MS = 4_000;
+
+const phaseOf = (cr: { metadata?: { annotations?: Record<string, string> } } | undefined) => cr?.metadata?.annotations?.[ANNOTATION.phase];
+
 async function bootstrapPhase(cluster: Cluster, apiVersion: string, sandbox: Sandbox, crName: string): Promise<string | undefined> {
-  const cr = await cluster.get(apiVersion, 'Sandbox', sandbox.namespace, crName);
-  return cr?.metadata?.annotations?.[ANNOTATION.phase];
+  return phaseOf(await cluster.get(apiVersion, 'Sandbox', sandbox.namespace, crName));
 }
 
 async function expectOrderHeld(timeline: TestTimeline) {
@@ -15,22 +19,42 @@ async function expectOrderHeld(timeline: TestTimeline) {
 /**
  * The driver dies in the middle of a stop; a fresh one (external: a new process after SIGKILL;
  * in-process: a new instance after the old one is abandoned) finishes it from the persisted
- * phase, and the order never reverses.
+ * phase, and the order never reverses. Each phase is held open with what any cluster has:
+ * `releasing` by a supervisor whose clean-up through the boundary takes a few seconds (the
+ * fixture programs, set through the sandbox's environment); `suspending` by an admission policy
+ * refusing the write that would end it (the stop's completion) until the crash has happened.
+ * The phase is watched for, so however briefly it lasted, the crash lands inside it.
  */
 for (const phase of ['releasing', 'suspending'] as const) {
-  test(`resume-after-crash: a stop interrupted while ${phase} is finished by a fresh driver`, async ({ sandboxes, driver, driverControl, cluster, timeline, faults, handle, sandboxApiVersion }) => {
-    const sandbox = await timeline.step('create', () => sandboxes.create({ name: `crash-${phase}`, command: RECORDING_MAIN_COMMAND }));
+  test(`resume-after-crash: a stop interrupted while ${phase} is finished by a fresh driver`, async ({ sandboxes, driver, driverControl, cluster, timeline, faults, sandboxApiVersion }) => {
+    const sandbox = await timeline.step('create', () =>
+      sandboxes.create({ name: `crash-${phase}`, command: RECORDING_MAIN_COMMAND, environment: phase === 'releasing' ? supervisorCleanupTakes(SLOW_CLEANUP_MS) : undefined }),
+    );
     const objects = await cluster.objects(sandbox);
-    // Hold the phase open long enough to crash inside it: slow the step that ends it.
-    if (faults.available) {
-      if (phase === 'releasing') await faults.add({ verb: 'delete', resource: 'pods', name: objects.supervisorPod, latencyMs: 3000, times: 1 });
-      else await faults.add({ verb: 'get', resource: 'pods', name: objects.workloadPod, latencyMs: 3000, times: 2 });
-    }
+    const held =
+      phase === 'suspending'
+        ? await timeline.step('hold the stop in "suspending": refuse the write that completes it', () =>
+            faults.deny({
+              operations: ['UPDATE'],
+              group: 'agents.x-k8s.io',
+              resource: 'sandboxes',
+              namespace: sandbox.namespace,
+              names: [objects.sandbox!],
+              user: faults.driverUser,
+              when: `has(oldObject.metadata.annotations) && ${JSON.stringify(ANNOTATION.phase)} in oldObject.metadata.annotations && oldObject.metadata.annotations[${JSON.stringify(ANNOTATION.phase)}] == "suspending" && !(has(object.metadata.annotations) && ${JSON.stringify(ANNOTATION.phase)} in object.metadata.annotations)`,
+              message: `completing the stop of sandbox ${sandbox.id} is held while the driver crashes`,
+            }),
+          )
+        : undefined;
     void driver.stop(sandbox.id).catch(() => undefined);
-    await timeline.step(`wait for the persisted phase "${phase}", then crash the driver`, async () => {
-      await expect.poll(() => bootstrapPhase(cluster, sandboxApiVersion, sandbox, objects.sandbox!), { intervals: [50], timeout: 60_000, message: `the stop should reach phase ${phase} (cluster ${handle.provider})` }).toBe(phase);
+    await timeline.step(`watch for the persisted phase "${phase}", then crash the driver`, async () => {
+      await cluster.waitFor({ apiVersion: sandboxApiVersion, kind: 'Sandbox', namespace: sandbox.namespace, name: objects.sandbox! }, (cr) => phaseOf(cr) === phase, {
+        what: `the stop should reach phase ${phase}`,
+        describe: (cr) => (cr ? `phase ${phaseOf(cr) ?? '(none)'}` : 'no Sandbox'),
+      });
       await driverControl.crash();
     });
+    if (held) await timeline.step('let the stop complete again', () => held.remove());
     const fresh = await timeline.step('a fresh driver stops the sandbox again', () => driverControl.restart());
     const stopped = await timeline.step('resumed stop', () => fresh.stop(sandbox.id));
     expect(stopped.phase).toBe('Stopped');

@@ -1,19 +1,18 @@
-import { expect, isSuspendedInSpec, test } from '../../fixtures/conformance.ts';
+import { cleanupFailures, expect, isSuspendedInSpec, test } from '../../fixtures/conformance.ts';
 import { RECORDING_MAIN_COMMAND } from './main-command.ts';
 
-test('secret-cleanup-isolated: a denied Secret deletion neither blocks suspension nor hides the error', async ({ sandboxes, driver, cluster, timeline, faults, requires, sandboxApiVersion }) => {
-  requires('fault-injection');
+test('secret-cleanup-isolated: a denied Secret deletion neither blocks suspension nor hides the error', async ({ sandboxes, driver, cluster, timeline, faults, sandboxApiVersion }) => {
   const sandbox = await timeline.step('create', () => sandboxes.create({ name: 'secrets', command: RECORDING_MAIN_COMMAND }));
   const objects = await cluster.objects(sandbox);
-  await timeline.step('deny deleting this sandbox\'s generation Secrets (403)', async () => {
-    for (const name of objects.secrets) {
-      await faults.add({ verb: 'delete', resource: 'secrets', namespace: sandbox.namespace, name, status: 403, reason: 'Forbidden', message: `secrets "${name}" is forbidden: User "driver" cannot delete resource "secrets"` });
-    }
-  });
+  // Refused to everyone, not only the driver: the garbage collector would otherwise delete the
+  // Secrets with the Pods that own them, before the driver's own deletion meets the refusal.
+  await timeline.step('deny deleting this sandbox\'s generation Secrets (an admission policy, 403)', () =>
+    faults.deny({ operations: ['DELETE'], group: '', resource: 'secrets', namespace: sandbox.namespace, names: objects.secrets, message: `deleting the generation Secrets of sandbox ${sandbox.id} is denied` }),
+  );
 
   const stopped = await timeline.step('stop', () => driver.stop(sandbox.id));
   expect(stopped.phase, 'the sandbox is stopped even though Secret cleanup failed').toBe('Stopped');
-  const cleanup = stopped.conditions.filter((c) => c.type === 'CleanupFailed');
+  const cleanup = cleanupFailures(stopped);
   expect(cleanup.length, 'the Secret failure is reported on its own').toBeGreaterThan(0);
   expect(cleanup.map((c) => c.message).join('\n')).toContain('forbidden');
 

@@ -88,11 +88,8 @@ export const DIRECTION: Record<Room, readonly Room[] | 'anything'> = {
 /** Test helpers: shared set-up that only tests import. One name for them all. */
 const TEST_HELPER = 'test-kit.ts';
 
-/**
- * Files only tests import today that are not test helpers: the ServiceAccount kubeconfig is
- * production code the lanes are about to use (least privilege for the driver).
- */
-const PENDING_TEST_HELPERS: readonly string[] = ['cluster/service-account-kubeconfig.ts'];
+/** Files only tests import today that are not test helpers (production code about to get its first user); none now. */
+const PENDING_TEST_HELPERS: readonly string[] = [];
 
 function isTestFile(file: string): boolean {
   return file.endsWith('.test.ts') || posix.basename(file) === TEST_HELPER || PENDING_TEST_HELPERS.includes(file);

@@ -53,3 +53,40 @@ test('a typed client creates the policy and binding, meets the 403 on delete, an
   await admission.deleteValidatingAdmissionPolicy({ name: 'deny-generation-1' });
   await core.deleteNamespacedSecret({ name: 'generation-1', namespace: 'default' });
 });
+
+test('request.userInfo is the authenticated user: a policy scoped to a ServiceAccount refuses it, and only it', async () => {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromString(cluster.kubeconfig());
+  const admission = kc.makeApiClient(k8s.AdmissionregistrationV1Api);
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  await core.createNamespacedServiceAccount({ namespace: 'default', body: { metadata: { name: 'driver' } } });
+  const rbac = kc.makeApiClient(k8s.RbacAuthorizationV1Api);
+  await rbac.createNamespacedRole({ namespace: 'default', body: { metadata: { name: 'cm' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['create', 'delete'] }] } });
+  await rbac.createNamespacedRoleBinding({ namespace: 'default', body: { metadata: { name: 'cm' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'cm' }, subjects: [{ kind: 'ServiceAccount', name: 'driver', namespace: 'default' }] } });
+  const driver = new k8s.KubeConfig();
+  driver.loadFromString(cluster.kubeconfigForServiceAccount('default', 'driver'));
+  const asDriver = driver.makeApiClient(k8s.CoreV1Api);
+
+  await admission.createValidatingAdmissionPolicy({
+    body: {
+      metadata: { name: 'driver-only' },
+      spec: {
+        matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'DELETE'], resources: ['configmaps'] }] },
+        matchConditions: [{ name: 'the-driver', expression: 'request.userInfo.username == "system:serviceaccount:default:driver"' }],
+        validations: [{ expression: 'false', reason: 'Forbidden', messageExpression: '"refused for " + request.userInfo.username + " in " + request.userInfo.groups.join(",")' }],
+      },
+    },
+  });
+  await admission.createValidatingAdmissionPolicyBinding({ body: { metadata: { name: 'driver-only' }, spec: { policyName: 'driver-only', validationActions: ['Deny'] } } });
+  await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'by-admin' } } });
+  const refused = await asDriver.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'by-driver' } } }).catch((e: k8s.ApiException<string>) => e);
+  expect((refused as k8s.ApiException<string>).code).toBe(403);
+  expect(JSON.parse((refused as k8s.ApiException<string>).body).message).toBe(
+    "configmaps \"by-driver\" is forbidden: ValidatingAdmissionPolicy 'driver-only' with binding 'driver-only' denied request: refused for system:serviceaccount:default:driver in system:serviceaccounts,system:serviceaccounts:default,system:authenticated",
+  );
+  const deleteRefused = await asDriver.deleteNamespacedConfigMap({ namespace: 'default', name: 'by-admin' }).catch((e: k8s.ApiException<string>) => e);
+  expect((deleteRefused as k8s.ApiException<string>).code).toBe(403);
+  await core.deleteNamespacedConfigMap({ namespace: 'default', name: 'by-admin' });
+  await admission.deleteValidatingAdmissionPolicyBinding({ name: 'driver-only' });
+  await admission.deleteValidatingAdmissionPolicy({ name: 'driver-only' });
+});

@@ -139,6 +139,7 @@ export class ApiServer {
       fieldValidation: (url.searchParams.get('fieldValidation') || 'Warn') as 'Strict' | 'Warn' | 'Ignore',
       force: queryFlag(url, 'force'),
       subresource: sub ?? '',
+      userInfo: user,
     };
     const respond = (code: number, object: KubeObject, extra: string[] = []) =>
       sendJson(res, code, table && req.method === 'GET' ? toTable(type, version, [object], { resourceVersion: object.metadata.resourceVersion }) : object, [...warnings, ...extra]);
@@ -230,13 +231,13 @@ export class ApiServer {
         return respond(result.created ? 201 : 200, result.object, result.warnings);
       }
       case 'delete': {
-        const options = await deleteOptions(req, url);
+        const options = { ...(await deleteOptions(req, url)), userInfo: user };
         const result = this.api.delete(target, name!, options);
         if (!result.removed) return sendJson(res, 200, result.object, [...warnings, ...result.warnings]);
         return sendJson(res, 200, successStatus(result.object, type.group, type.plural), [...warnings, ...result.warnings]);
       }
       case 'deletecollection': {
-        const options = await deleteOptions(req, url);
+        const options = { ...(await deleteOptions(req, url)), userInfo: user };
         const deleted = this.api.deleteCollection(target, { labelSelector: url.searchParams.get('labelSelector') ?? undefined, fieldSelector: url.searchParams.get('fieldSelector') ?? undefined }, options);
         return sendJson(res, 200, { kind: type.listKind, apiVersion: apiVersionOf(type.group, version.name), metadata: {}, items: deleted }, warnings);
       }

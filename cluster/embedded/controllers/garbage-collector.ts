@@ -67,8 +67,16 @@ export class GarbageCollector extends Controller {
       return;
     }
     if (finalizers.includes(FOREGROUND_FINALIZER)) {
+      // kube-controller-manager deletes each dependent on its own: one whose deletion is refused
+      // (e.g. by an admission policy) is retried, and holds the owner only if it blocks it.
+      let refused: unknown;
       for (const dependent of dependents) {
-        if (!dependent.object.metadata.deletionTimestamp) this.deleteObject(dependent, 'Foreground');
+        if (dependent.object.metadata.deletionTimestamp) continue;
+        try {
+          this.deleteObject(dependent, 'Foreground');
+        } catch (error) {
+          refused ??= error;
+        }
       }
       const blocking = dependents.filter((d) =>
         (d.object.metadata.ownerReferences ?? []).some((r) => r.uid === ownerUid && r.blockOwnerDeletion),
@@ -76,6 +84,7 @@ export class GarbageCollector extends Controller {
       // Re-read: deleting may have removed some dependents at once.
       const stillBlocking = blocking.filter((d) => this.api.store.getByUid(d.object.metadata.uid!));
       if (stillBlocking.length === 0) this.removeFinalizer(owner, FOREGROUND_FINALIZER);
+      if (refused) throw refused;
       return;
     }
   }

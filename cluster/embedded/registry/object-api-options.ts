@@ -1,4 +1,5 @@
 /** What the object API's calls take and give back: the options and results of reads, writes, deletes and watches. */
+import type { UserInfo } from '../admission/attributes.ts';
 import type { WatchEventType } from '../store/object-store.ts';
 import type { KubeObject } from '../types.ts';
 
@@ -12,6 +13,8 @@ export interface WriteOptions {
   subresource?: string;
   /** Server-side apply: take over conflicting fields. */
   force?: boolean;
+  /** Who writes, as admission's `request.userInfo` shows it (the HTTP layer's authenticated user); absent: the administrator. */
+  userInfo?: UserInfo;
 }
 
 export interface WriteResult {
@@ -42,6 +45,8 @@ export interface DeleteOptions {
   orphanDependents?: boolean;
   preconditions?: { uid?: string; resourceVersion?: string };
   dryRun?: boolean;
+  /** Who deletes, as admission's `request.userInfo` shows it; absent: the administrator. */
+  userInfo?: UserInfo;
 }
 
 export interface DeleteResult {

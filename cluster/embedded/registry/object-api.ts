@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import type { AdmissionAttributes, ValidatingAdmission } from '../admission/attributes.ts';
+import type { AdmissionAttributes, UserInfo, ValidatingAdmission } from '../admission/attributes.ts';
 import { ApiError, errors } from '../errors.ts';
 import { coreMergeKeys } from '../patch/merge-keys.ts';
 import type { ObjectStore, StoreEvent } from '../store/object-store.ts';
@@ -344,7 +344,8 @@ export class ObjectApi {
   }
 
   private validateAdmission(attributes: AdmissionAttributes, warnings: string[]): void {
-    if (this.validatingAdmission) warnings.push(...this.validatingAdmission.validate(attributes));
+    const userInfo = (attributes.options as { userInfo?: UserInfo } | undefined)?.userInfo;
+    if (this.validatingAdmission) warnings.push(...this.validatingAdmission.validate({ ...attributes, userInfo: attributes.userInfo ?? userInfo }));
   }
 
   /** A request body as an object of the target's kind: apiVersion, kind, name and namespace checked and set. */
