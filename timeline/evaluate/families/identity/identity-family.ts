@@ -12,9 +12,9 @@
  * be suspended, resumed or moved to another stop or start phase.
  */
 import { KIND } from '../../../derive/format.ts';
-import { type Facts } from '../../../derive/histories.ts';
+import type { Facts } from '../../../derive/histories.ts';
 import { markName, namedSteps, relativeToMark, type StepWindow } from '../../../derive/steps.ts';
-import type { TimelineEntry } from '../../../model.ts';
+import type { ObjectEntry, TimelineEntry } from '../../../model.ts';
 import { defineFamily, rule } from '../../family.ts';
 import { gapVerdict, slice } from '../../order.ts';
 import { inconclusive, pass, violation, type InvariantInfo, type Verdict } from '../../verdict.ts';
@@ -41,7 +41,7 @@ function sparedVerdict(facts: Facts, window: StepWindow): Verdict {
   if (existing.length === 0) return inconclusive(info, `nothing had been re-created under a deleted object's name by the end of step "${window.title}"`, [begin, end]);
   const gap = gapVerdict(facts, info, ['pods', 'sandboxes', 'secrets'], begin.t, end.t, `step "${window.title}"`, [begin, end]);
   if (gap) return gap;
-  const inside: { replacement: Replacement; entry: TimelineEntry; what: string }[] = [];
+  const inside: { replacement: Replacement; entry: ObjectEntry; what: string }[] = [];
   const unsure: TimelineEntry[] = [];
   for (const replacement of existing) {
     for (const touch of touches(replacement.object)) {
@@ -52,7 +52,7 @@ function sparedVerdict(facts: Facts, window: StepWindow): Verdict {
     }
   }
   if (inside.length) {
-    const listed = inside.map((t) => `${name(t.replacement)} ${t.what} (rv ${(t.entry as { resourceVersion?: string }).resourceVersion})`).join('; ');
+    const listed = inside.map((t) => `${name(t.replacement)} ${t.what} (rv ${t.entry.resourceVersion})`).join('; ');
     const marks = new Map<number, string>([[begin.seq, markName(begin)], [end.seq, markName(end)], ...inside.map((t): [number, string] => [t.entry.seq, `replacement ${t.what}`])]);
     return violation(info, `inside step "${window.title}": ${listed}`, [begin, ...inside.map((t) => t.entry), end], { timeline: slice(facts, [begin, end], marks), pair: [inside[0].entry, end] });
   }
