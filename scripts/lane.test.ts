@@ -5,6 +5,7 @@ import { mkdirSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { INVARIANTS } from '../timeline/evaluate/registry.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -99,7 +100,8 @@ test('--list needs no cluster: lanes, the scenarios as Playwright lists them, an
   expect(run.stdout).toContain('shared-v1beta1   Agent Sandbox v0.5.0 (v1beta1), driver shared mode in-process; alias v1beta1');
   expect(run.stdout).toMatch(/Scenarios \(each runs in every lane\)\n  scenarios\/sandbox-lifecycle\/\S+\.spec\.ts:\d+:\d+ › /);
   expect(run.stdout).toContain('stop-ordering.spec.ts');
-  expect(run.stdout).toContain('Invariants\n  stop/supervisor-gone-before-workload-delete\n');
+  const invariants = run.stdout.slice(run.stdout.indexOf('\nInvariants\n'));
+  expect([...invariants.matchAll(/^ {2}(\S+\/\S+)$/gm)].map((m) => m[1]), 'every registered invariant, in order').toEqual(INVARIANTS.map((i) => i.id));
 });
 
 test('Ctrl-C in the middle of a lane leaves no process behind', async () => {

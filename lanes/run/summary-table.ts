@@ -1,23 +1,46 @@
 import { existsSync, readFileSync } from 'node:fs';
 
-/** One scenario's outcome in one lane, as the summary table shows it. */
+/** The attachment the timeline fixture gives every test: each verdict its timeline.html shows, as JSON. */
+export const VERDICTS_ATTACHMENT = 'verdicts.json';
+
+/** One invariant verdict of a test, as much of it as the summary counts. */
+interface VerdictRecord {
+  id: string;
+  status: 'PASS' | 'FAIL' | 'INCONCLUSIVE';
+  /** INCONCLUSIVE only because the test had nothing of the family's kind (no stop, no delete): not an evaluation. */
+  noEpisode?: boolean;
+}
+
+/** One scenario's outcome in one lane (one test run: with --repeat-each, one per repeat), as the summary shows it. */
 export interface Outcome {
   scenario: string;
   status: 'passed' | 'failed' | 'skipped' | 'flaky' | 'interrupted';
   /** Violated invariant IDs, or the skip reason. */
   detail?: string;
+  /** The registered invariants' verdicts of the test's final attempt. */
+  verdicts?: VerdictRecord[];
+}
+
+interface JsonAttachment {
+  name: string;
+  body?: string;
+  path?: string;
 }
 
 interface JsonSuite {
   title: string;
   file?: string;
   suites?: JsonSuite[];
-  specs?: { title: string; tests: { status: string; annotations?: { type: string; description?: string }[]; results: { status: string; error?: { message?: string }; errors?: { message?: string }[] }[] }[] }[];
+  specs?: {
+    title: string;
+    tests: { status: string; annotations?: { type: string; description?: string }[]; results: { status: string; error?: { message?: string }; errors?: { message?: string }[]; attachments?: JsonAttachment[] }[] }[];
+  }[];
 }
 
 /**
- * Reads Playwright's JSON report into per-scenario outcomes. A failure's detail names the
- * invariants (of `invariantIds`) its messages mention, else its first line.
+ * Reads Playwright's JSON report into per-test outcomes. A failure's detail names the
+ * invariants (of `invariantIds`) its messages mention, else its first line; the verdicts of
+ * those invariants come from the final attempt's verdicts.json.
  */
 export function readOutcomes(resultsPath: string, invariantIds: readonly string[]): Outcome[] {
   if (!existsSync(resultsPath)) return [];
@@ -32,12 +55,9 @@ export function readOutcomes(resultsPath: string, invariantIds: readonly string[
         const status = t.status === 'expected' ? (last?.status === 'skipped' ? 'skipped' : 'passed') : t.status === 'skipped' ? 'skipped' : t.status === 'flaky' ? 'flaky' : last?.status === 'interrupted' ? 'interrupted' : 'failed';
         let detail: string | undefined;
         if (status === 'skipped') detail = t.annotations?.find((a) => a.type === 'skip')?.description;
-        if (status === 'failed') {
-          const ids = invariantIds.filter((id) => messages.includes(id));
-          const inconclusive = /INCONCLUSIVE/.test(messages);
-          detail = ids.length ? `${inconclusive ? 'INCONCLUSIVE ' : ''}${ids.join(', ')}` : messages.split('\n').find((l) => l.trim())?.replace(/\u001b\[[0-9;]*m/g, '').slice(0, 120);
-        }
-        outcomes.push({ scenario: [...here, spec.title].join(' › '), status, detail });
+        if (status === 'failed') detail = failureDetail(messages.replace(/\u001b\[[0-9;]*m/g, ''), invariantIds);
+        const verdicts = readVerdicts(last?.attachments ?? [], resultsPath)?.filter((v) => invariantIds.includes(v.id));
+        outcomes.push({ scenario: [...here, spec.title].join(' › '), status, detail, ...(verdicts ? { verdicts } : {}) });
       }
     }
     for (const child of suite.suites ?? []) walk(child, here);
@@ -46,19 +66,78 @@ export function readOutcomes(resultsPath: string, invariantIds: readonly string[
   return outcomes;
 }
 
-const MARK: Record<Outcome['status'], string> = { passed: 'pass', failed: 'FAIL', skipped: 'skip', flaky: 'flaky', interrupted: 'interrupted' };
+/**
+ * What a failure names: the invariants that failed, then those INCONCLUSIVE (a verdict's text
+ * is `FAIL <id>: …` or `INCONCLUSIVE <id>: …`), else any it mentions, else its first line.
+ */
+function failureDetail(messages: string, invariantIds: readonly string[]): string | undefined {
+  const judged = (status: string) => invariantIds.filter((id) => messages.includes(`${status} ${id}: `));
+  const [failed, inconclusive] = [judged('FAIL'), judged('INCONCLUSIVE')];
+  if (failed.length || inconclusive.length) return [failed.join(', '), inconclusive.length ? `INCONCLUSIVE ${inconclusive.join(', ')}` : ''].filter(Boolean).join('; ');
+  const mentioned = invariantIds.filter((id) => messages.includes(id));
+  return mentioned.length ? mentioned.join(', ') : messages.split('\n').find((l) => l.trim())?.slice(0, 120);
+}
 
-/** The one-screen lane x scenario table, as Markdown (also fine in a terminal). */
+/** The verdicts.json attachment: inline (base64) as the json reporter writes it, or a file beside the report. */
+function readVerdicts(attachments: JsonAttachment[], resultsPath: string): VerdictRecord[] | undefined {
+  const found = attachments.find((a) => a.name === VERDICTS_ATTACHMENT);
+  if (!found) return undefined;
+  try {
+    const text = found.body !== undefined ? Buffer.from(found.body, 'base64').toString('utf8') : found.path ? readFileSync(found.path, 'utf8') : undefined;
+    return text === undefined ? undefined : (JSON.parse(text) as VerdictRecord[]);
+  } catch (error) {
+    throw new Error(`${resultsPath}: cannot read the ${VERDICTS_ATTACHMENT} attachment: ${(error as Error).message}`);
+  }
+}
+
+const MARK: Record<Outcome['status'], string> = { passed: 'pass', failed: 'FAIL', skipped: 'skip', flaky: 'flaky', interrupted: 'interrupted' };
+const WORST_FIRST: Outcome['status'][] = ['failed', 'interrupted', 'flaky', 'skipped', 'passed'];
+
+/** One lane's cell for one scenario: its outcome, or with repeats, how many runs ended each way. */
+function scenarioCell(runs: Outcome[]): string {
+  const detail = (o: Outcome) => (o.detail ? ` (${o.detail.replace(/\|/g, '/')})` : '');
+  if (runs.length === 0) return '—';
+  if (runs.length === 1) return `${MARK[runs[0].status]}${detail(runs[0])}`;
+  return WORST_FIRST.flatMap((status) => {
+    const these = runs.filter((o) => o.status === status);
+    return these.length ? [`${MARK[status]} ×${these.length}${detail(these[0])}`] : [];
+  }).join(', ');
+}
+
+/** Each invariant's violations, evaluations (verdicts on something the test did) and INCONCLUSIVE verdicts over a lane's tests. */
+export function invariantRates(outcomes: Outcome[]): { id: string; violations: number; evaluations: number; inconclusive: number }[] {
+  const rates = new Map<string, { id: string; violations: number; evaluations: number; inconclusive: number }>();
+  for (const v of outcomes.flatMap((o) => o.verdicts ?? [])) {
+    const rate = rates.get(v.id) ?? { id: v.id, violations: 0, evaluations: 0, inconclusive: 0 };
+    rates.set(v.id, rate);
+    if (v.noEpisode) continue;
+    rate.evaluations++;
+    if (v.status === 'FAIL') rate.violations++;
+    if (v.status === 'INCONCLUSIVE') rate.inconclusive++;
+  }
+  return [...rates.values()];
+}
+
+/**
+ * The one-screen lane x scenario table, as Markdown (also fine in a terminal), followed by the
+ * invariant x lane table of violation rates: `violations/evaluations`, and the INCONCLUSIVE count.
+ */
 export function summaryTable(results: Map<string, Outcome[]>): string {
   const lanes = [...results.keys()];
   const scenarios = [...new Set([...results.values()].flat().map((o) => o.scenario))].sort();
   const lines = [`| scenario | ${lanes.join(' | ')} |`, `|---|${lanes.map(() => '---').join('|')}|`];
-  for (const scenario of scenarios) {
+  for (const scenario of scenarios) lines.push(`| ${scenario} | ${lanes.map((lane) => scenarioCell((results.get(lane) ?? []).filter((o) => o.scenario === scenario))).join(' | ')} |`);
+  const rates = new Map(lanes.map((lane) => [lane, invariantRates(results.get(lane) ?? [])]));
+  const invariants = [...new Set([...rates.values()].flat().map((r) => r.id))];
+  if (invariants.length === 0) return lines.join('\n');
+  lines.push('', `| invariant: violations/evaluations (INCONCLUSIVE) | ${lanes.join(' | ')} |`, `|---|${lanes.map(() => '---').join('|')}|`);
+  for (const id of invariants) {
     const cells = lanes.map((lane) => {
-      const o = results.get(lane)?.find((x) => x.scenario === scenario);
-      return o ? `${MARK[o.status]}${o.detail ? ` (${o.detail.replace(/\|/g, '/')})` : ''}` : '—';
+      const r = rates.get(lane)!.find((x) => x.id === id);
+      if (!r || r.evaluations === 0) return '—';
+      return `${r.violations}/${r.evaluations}${r.inconclusive ? ` (${r.inconclusive} INCONCLUSIVE)` : ''}`;
     });
-    lines.push(`| ${scenario} | ${cells.join(' | ')} |`);
+    lines.push(`| ${id} | ${cells.join(' | ')} |`);
   }
   return lines.join('\n');
 }

@@ -3,6 +3,7 @@
  * the entries table on the page.
  */
 import type { ObjectEntry, TimelineEntry, WatchedResource } from '../model.ts';
+import type { ObjectHistory } from './histories.ts';
 
 export const KIND: Record<WatchedResource, string> = { pods: 'Pod', sandboxes: 'Sandbox', secrets: 'Secret' };
 
@@ -75,4 +76,10 @@ export function formatEntry(entry: TimelineEntry, nameWidth = 0): string {
 export function formatEntries(entries: readonly TimelineEntry[]): string {
   const width = entries.reduce((w, e) => Math.max(w, entryColumns(e).name.length), 0);
   return entries.map((e) => formatEntry(e, width)).join('\n');
+}
+
+/** `supervisor Pod os-supervisor-…` as messages name an object, or the fallback when it was not seen. */
+export function objectLabel(h: ObjectHistory | undefined, fallback: string): string {
+  if (!h) return fallback;
+  return `${h.role ? `${h.role} ` : ''}${KIND[h.resource]} ${h.name}`;
 }

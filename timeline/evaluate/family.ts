@@ -3,9 +3,10 @@
  * stop, say), and its rules over one episode. The engine runs every rule over every episode;
  * with no episode at all, each rule is INCONCLUSIVE (never a pass on nothing seen). A family
  * lives in its own folder under families/ and registers with one line in families/index.ts.
+ * Every FAIL and INCONCLUSIVE message starts with the rule's id, whoever wrote it.
  */
 import type { Facts } from '../derive/histories.ts';
-import type { EvaluationSettings, InvariantInfo, Verdict } from './verdict.ts';
+import { inconclusive, type EvaluationSettings, type InvariantInfo, type Verdict } from './verdict.ts';
 
 export interface Rule<Episode> extends InvariantInfo {
   judge(episode: Episode, facts: Facts, settings: EvaluationSettings): Verdict[];
@@ -27,6 +28,11 @@ export interface InvariantFamily {
   evaluate(facts: Facts, settings: EvaluationSettings): Verdict[];
 }
 
+/** A rule: its names and its judgement of one episode. */
+export function rule<Episode>(info: InvariantInfo, judge: Rule<Episode>['judge']): Rule<Episode> {
+  return { ...info, judge };
+}
+
 export function defineFamily<Episode>(definition: FamilyDefinition<Episode>): InvariantFamily {
   const { prefix, rules } = definition;
   const stray = rules.filter((r) => !r.id.startsWith(prefix)).map((r) => r.id);
@@ -36,8 +42,15 @@ export function defineFamily<Episode>(definition: FamilyDefinition<Episode>): In
     invariants: rules.map(({ id, title, source }) => ({ id, title, source })),
     evaluate(facts, settings) {
       const episodes = definition.episodes(facts);
-      if (episodes.length === 0) return rules.map(({ id, title, source }) => ({ id, title, source, status: 'INCONCLUSIVE' as const, message: `INCONCLUSIVE: ${definition.noEpisode}`, evidence: [] }));
-      return episodes.flatMap((episode) => rules.flatMap((rule) => rule.judge(episode, facts, settings)));
+      if (episodes.length === 0) return rules.map(({ id, title, source }) => ({ ...inconclusive({ id, title, source }, definition.noEpisode), noEpisode: true as const }));
+      return episodes.flatMap((episode) => rules.flatMap((r) => r.judge(episode, facts, settings).map((v) => namedById(r, v))));
     },
   };
+}
+
+/** A rule's verdict carries the rule's names, and a FAIL or INCONCLUSIVE message starts with its id. */
+function namedById(info: InvariantInfo, v: Verdict): Verdict {
+  const named = { ...v, id: info.id, title: info.title, source: info.source };
+  if (v.status === 'PASS' || v.message.startsWith(`${info.id}: `)) return named;
+  return { ...named, message: `${info.id}: ${v.message}` };
 }

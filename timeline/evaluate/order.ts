@@ -5,7 +5,7 @@
 import { formatEntries } from '../derive/format.ts';
 import { gapsBetween, happenedBefore, type Facts } from '../derive/histories.ts';
 import type { ObjectEntry, TimelineEntry, WatchedResource } from '../model.ts';
-import { verdict, type InvariantInfo, type Verdict } from './verdict.ts';
+import { inconclusive, pass, violation, type InvariantInfo, type Verdict } from './verdict.ts';
 
 /** The timeline lines around the entries a verdict rests on, for the failure message. */
 export function slice(facts: Facts, entries: TimelineEntry[], marks: Map<number, string> = new Map()): string {
@@ -36,14 +36,33 @@ export function orderVerdict(
 ): Verdict {
   if (!a.entry || !b.entry) {
     const missing = [!a.entry ? a.what : undefined, !b.entry ? b.what : undefined].filter(Boolean).join(' and ');
-    return verdict(info, 'INCONCLUSIVE', `INCONCLUSIVE: did not observe ${missing}; cannot tell whether ${a.what} came before ${b.what}`, [a.entry, b.entry].filter((e): e is ObjectEntry => !!e));
+    return inconclusive(info, `did not observe ${missing}; cannot tell whether ${a.what} came before ${b.what}`, [a.entry, b.entry].filter((e): e is ObjectEntry => !!e));
   }
   const [first, second] = happenedBefore(a.entry, b.entry) ? [a.entry, b.entry] : [b.entry, a.entry];
-  const gaps = gapsBetween(facts, resources, first.t, second.t);
   const marks = new Map([[a.entry.seq, a.what], [b.entry.seq, b.what]]);
-  if (gaps.length) {
-    return verdict(info, 'INCONCLUSIVE', `INCONCLUSIVE: a watch gap on ${[...new Set(gaps.map((g) => g.resource))].join(', ')} (${gaps.map((g) => g.reason).join('; ')}) overlaps the window between ${a.what} and ${b.what}\n${slice(facts, [first, second], marks)}`, [a.entry, b.entry], [a.entry, b.entry]);
-  }
-  if (happenedBefore(a.entry, b.entry)) return verdict(info, 'PASS', `${a.what} came before ${b.what}`, [a.entry, b.entry], [a.entry, b.entry]);
-  return verdict(info, 'FAIL', `${info.id}: ${info.title}\n  violated: ${b.what} (rv ${b.entry.resourceVersion}) came BEFORE ${a.what} (rv ${a.entry.resourceVersion})\n  why it matters: ${info.source}\n  timeline:\n${slice(facts, [b.entry, a.entry], marks)}`, [a.entry, b.entry], [a.entry, b.entry]);
+  const gap = gapVerdict(facts, info, resources, first.t, second.t, `the window between ${a.what} and ${b.what}`, [a.entry, b.entry], [a.entry, b.entry], marks);
+  if (gap) return gap;
+  if (happenedBefore(a.entry, b.entry)) return pass(info, `${a.what} came before ${b.what}`, [a.entry, b.entry], [a.entry, b.entry]);
+  return violation(info, `${b.what} (rv ${b.entry.resourceVersion}) came BEFORE ${a.what} (rv ${a.entry.resourceVersion})`, [a.entry, b.entry], { timeline: slice(facts, [b.entry, a.entry], marks), pair: [a.entry, b.entry] });
+}
+
+/**
+ * INCONCLUSIVE when a watch gap on these resources overlaps the stretch from `fromT` to `toT`
+ * (what the rule rests on may have happened unseen in it); undefined when none does.
+ */
+export function gapVerdict(
+  facts: Facts,
+  info: InvariantInfo,
+  resources: WatchedResource[],
+  fromT: number,
+  toT: number,
+  window: string,
+  evidence: TimelineEntry[],
+  pair?: [TimelineEntry, TimelineEntry],
+  marks: Map<number, string> = new Map(),
+): Verdict | undefined {
+  const gaps = gapsBetween(facts, resources, fromT, toT);
+  if (!gaps.length) return undefined;
+  const quoted = evidence.length ? `\n${slice(facts, evidence, marks)}` : '';
+  return inconclusive(info, `a watch gap on ${[...new Set(gaps.map((g) => g.resource))].join(', ')} (${gaps.map((g) => g.reason).join('; ')}) overlaps ${window}${quoted}`, evidence, pair);
 }

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { deleteRequested, gone, started } from '../derive/facts.ts';
 import { derive } from '../derive/histories.ts';
 import type { Timeline } from '../model.ts';
@@ -16,6 +16,16 @@ test('the registry lists every family\'s rules, each under its family\'s prefix'
   for (const family of FAMILIES) for (const i of family.invariants) expect(i.id.startsWith(family.prefix)).toBe(true);
   expect(invariantsIn('stop/').map((i) => i.id)).toEqual(INVARIANTS.filter((i) => i.id.startsWith('stop/')).map((i) => i.id));
   expect(new Set(INVARIANTS.map((i) => i.id)).size).toBe(INVARIANTS.length);
+});
+
+test('a family is one folder, registered once, with its golden test: families/<name>/<name>-family.ts and -family.test.ts', () => {
+  const folder = new URL('./families/', import.meta.url);
+  const folders = readdirSync(folder, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+  expect(FAMILIES.map((f) => f.prefix.replace(/\/$/, '')).sort()).toEqual(folders);
+  for (const name of folders) {
+    expect(existsSync(new URL(`${name}/${name}-family.ts`, folder)), `${name}/${name}-family.ts`).toBe(true);
+    expect(existsSync(new URL(`${name}/${name}-family.test.ts`, folder)), `${name}/${name}-family.test.ts`).toBe(true);
+  }
 });
 
 test('an unknown invariant is a clear error naming the known ones', () => {

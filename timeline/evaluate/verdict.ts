@@ -1,4 +1,4 @@
-import type { ObjectEntry } from '../model.ts';
+import type { TimelineEntry } from '../model.ts';
 
 /** The outcome of one invariant over one timeline. */
 export type VerdictStatus = 'PASS' | 'FAIL' | 'INCONCLUSIVE';
@@ -14,12 +14,17 @@ export interface InvariantInfo {
 
 export interface Verdict extends InvariantInfo {
   status: VerdictStatus;
-  /** One-look explanation, quoting the relevant slice of the timeline. */
+  /** One-look explanation, quoting the relevant slice of the timeline; a FAIL or INCONCLUSIVE one starts with the rule's id. */
   message: string;
   /** `seq` numbers of the entries the verdict rests on. */
   evidence: number[];
   /** For ordering rules: the pair that should have been [earlier, later]; highlighted when violated. */
   pair?: [number, number];
+  /**
+   * INCONCLUSIVE only because the family found nothing of its kind in the timeline (no stop, no
+   * delete): not an evaluation, so violation rates leave it out.
+   */
+  noEpisode?: true;
 }
 
 /** What rules need beyond the timeline: the driver settings the lane ran with. */
@@ -29,6 +34,25 @@ export interface EvaluationSettings {
 }
 
 /** A verdict resting on these entries (and, for ordering rules, on this pair). */
-export function verdict(info: InvariantInfo, status: VerdictStatus, message: string, evidence: ObjectEntry[], pair?: [ObjectEntry, ObjectEntry]): Verdict {
+export function verdict(info: InvariantInfo, status: VerdictStatus, message: string, evidence: TimelineEntry[], pair?: [TimelineEntry, TimelineEntry]): Verdict {
   return { ...info, status, message, evidence: evidence.map((e) => e.seq), pair: pair ? [pair[0].seq, pair[1].seq] : undefined };
+}
+
+/** PASS, saying what was seen. */
+export function pass(info: InvariantInfo, message: string, evidence: TimelineEntry[], pair?: [TimelineEntry, TimelineEntry]): Verdict {
+  return verdict(info, 'PASS', message, evidence, pair);
+}
+
+/** INCONCLUSIVE: `<id>: why the recording cannot tell`. */
+export function inconclusive(info: InvariantInfo, why: string, evidence: TimelineEntry[] = [], pair?: [TimelineEntry, TimelineEntry]): Verdict {
+  return verdict(info, 'INCONCLUSIVE', `${info.id}: ${why}`, evidence, pair);
+}
+
+/**
+ * FAIL, as every rule words it: `<id>: <title>`, what was violated, why it matters (the rule's
+ * source) and, when given, the slice of the timeline around it.
+ */
+export function violation(info: InvariantInfo, violated: string, evidence: TimelineEntry[], options: { timeline?: string; pair?: [TimelineEntry, TimelineEntry] } = {}): Verdict {
+  const quoted = options.timeline ? `\n  timeline:\n${options.timeline}` : '';
+  return verdict(info, 'FAIL', `${info.id}: ${info.title}\n  violated: ${violated}\n  why it matters: ${info.source}${quoted}`, evidence, options.pair);
 }

@@ -3,7 +3,7 @@ import { accessSync, constants, existsSync, readFileSync, writeFileSync } from '
 import { delimiter, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { derive } from '../derive/histories.ts';
-import { evaluateFamilies, INVARIANTS } from '../evaluate/registry.ts';
+import { evaluateFamilies, INVARIANTS, invariantsIn } from '../evaluate/registry.ts';
 import type { Timeline } from '../model.ts';
 import { renderHtml } from './html.ts';
 
@@ -128,13 +128,18 @@ test.beforeEach(() => {
   test.skip(!executablePath, HOW_TO_GET_A_BROWSER);
 });
 
-test('a passing stop: every verdict PASS, nothing highlighted, offline, fits 1280 px', async () => {
+test('a passing stop: every verdict PASS, the families with nothing to judge last and NOT SEEN, nothing highlighted, offline, fits 1280 px', async () => {
   const { url } = writePage('recorded-reference');
   const { page, errors, requests } = await open(url);
   await expect(page.locator('h1')).toHaveText(/stop-ordering/);
   const badges = await page.locator('li.verdict .badge').allInnerTexts();
   expect(badges.length).toBeGreaterThanOrEqual(INVARIANTS.length);
-  expect([...new Set(badges)]).toEqual(['PASS']);
+  // A create and a stop: start/ and stop/ are judged; delete/, reconcile/ and identity/ have nothing to judge.
+  const judged = badges.filter((b) => b !== 'NOT SEEN');
+  expect(judged.length).toBeGreaterThanOrEqual(invariantsIn('start/').length + invariantsIn('stop/').length);
+  expect([...new Set(judged)]).toEqual(['PASS']);
+  expect(badges.slice(judged.length)).toEqual(badges.filter((b) => b === 'NOT SEEN'));
+  expect(await page.locator('li.verdict.unseen code').allInnerTexts()).toEqual([...invariantsIn('delete/'), ...invariantsIn('reconcile/'), ...invariantsIn('identity/')].map((i) => i.id));
   expect(await page.locator('tr.ev-fail, tr.ev-inconclusive, tr.pair').count()).toBe(0);
   expect(await page.locator('svg g.tl-highlight-fail, svg g.tl-highlight-inconclusive').count()).toBe(0);
   await expectOfflineAndReadable(page, url, errors, requests, 'pass');

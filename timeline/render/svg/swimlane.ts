@@ -291,7 +291,9 @@ function drawLanes({ lanes, x }: Plot, { defs, bars, marks, anchors }: Layers, {
 
 /** The title (test and lane), and a line with the recording's size and the verdict counts. */
 function drawHeader(timeline: Timeline, { entries, lanes }: Plot, verdicts: Verdict[]): string {
-  const counts = (['FAIL', 'INCONCLUSIVE', 'PASS'] as const).map((s) => [s, verdicts.filter((v) => v.status === s).length] as const).filter(([, c]) => c > 0);
+  // A family with nothing to judge in this test (no delete, say) is not counted.
+  const judged = verdicts.filter((v) => !v.noEpisode);
+  const counts = (['FAIL', 'INCONCLUSIVE', 'PASS'] as const).map((s) => [s, judged.filter((v) => v.status === s).length] as const).filter(([, c]) => c > 0);
   const objects = lanes.filter((l) => !l.placeholder).length;
   const titleText = truncateEnd(timeline.test ?? 'timeline', 96);
   const laneText = timeline.lane ? `lane ${truncateEnd(timeline.lane, 40)}` : '';

@@ -1,0 +1,67 @@
+import { expect, test } from '@playwright/test';
+import * as k8s from '@kubernetes/client-node';
+import { EmbeddedCluster } from '../../cluster/embedded/cluster.ts';
+import { LABEL, MANAGED_BY } from '../../driver/kubernetes/names.ts';
+import type { ObjectEntry, StepEntry } from '../model.ts';
+import { TimelineRecorder } from './recorder.ts';
+
+/**
+ * The recorder against a real (embedded) API server: what a Pod entry carries for the start
+ * and stop rules, and the cluster revision every step mark gets, which places a change after
+ * the mark whatever order the watch delivered it in.
+ */
+
+/** OpenShell's labels, as the lanes' role selectors spell them (lanes/openshell-roles.ts, above this room). */
+const sandboxLabels = `${LABEL.managedBy}=${MANAGED_BY},${LABEL.sandboxId}={id}`;
+const ROLES = {
+  sandbox: sandboxLabels,
+  supervisorPod: `${sandboxLabels},${LABEL.boundaryRole}=supervisor`,
+  workloadPod: `${sandboxLabels},${LABEL.boundaryRole}=workload`,
+  generationSecrets: `${sandboxLabels},${LABEL.component} in (sandbox-bootstrap,supervisor-bootstrap)`,
+};
+
+let cluster: EmbeddedCluster;
+let kubeconfig: k8s.KubeConfig;
+
+test.beforeAll(async () => {
+  cluster = await EmbeddedCluster.start({ node: {}, agentSandbox: 'v0.5.0', agentSandboxRealism: { enabled: false } });
+  kubeconfig = new k8s.KubeConfig();
+  kubeconfig.loadFromString(cluster.kubeconfig());
+  cluster.api.create(cluster.api.target('v1', 'namespaces'), { metadata: { name: 'rec' } });
+});
+test.afterAll(async () => {
+  await cluster?.stop();
+});
+
+test('Pod entries carry scheduling gates, readiness, the termination grace and restart counts; step marks carry the cluster revision', async () => {
+  const recorder = new TimelineRecorder(kubeconfig, { namespace: 'rec', roles: ROLES, sandboxApiVersion: 'agents.x-k8s.io/v1beta1' });
+  await recorder.start();
+  const core = kubeconfig.makeApiClient(k8s.CoreV1Api);
+  const labels = { [LABEL.managedBy]: MANAGED_BY, [LABEL.sandboxId]: 'abc', [LABEL.boundaryRole]: 'supervisor' };
+  await recorder.step('create', 'begin');
+  await core.createNamespacedPod({
+    namespace: 'rec',
+    body: { metadata: { name: 'gated', labels }, spec: { terminationGracePeriodSeconds: 7, schedulingGates: [{ name: 'example.com/hold' }], containers: [{ name: 'main', image: 'busybox', command: ['sleep', '30'] }] } },
+  });
+  await core.patchNamespacedPod({ namespace: 'rec', name: 'gated', body: [{ op: 'remove', path: '/spec/schedulingGates/0' }] }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.JsonPatch));
+  await expect.poll(() => recorder.snapshot().entries.some((e) => e.kind === 'object' && e.ready === true), { message: 'the Pod seen Ready' }).toBe(true);
+  await recorder.step('create', 'end');
+  await core.deleteNamespacedPod({ namespace: 'rec', name: 'gated' });
+  await expect.poll(() => recorder.snapshot().entries.some((e) => e.kind === 'object' && e.type === 'DELETED'), { message: 'the Pod seen gone' }).toBe(true);
+  const timeline = await recorder.finish();
+
+  const pods = timeline.entries.filter((e): e is ObjectEntry => e.kind === 'object' && e.name === 'gated');
+  expect(pods[0]).toMatchObject({ role: 'supervisor', sandboxId: 'abc', terminationGracePeriodSeconds: 7, schedulingGates: ['example.com/hold'], ready: false });
+  expect(pods.some((e) => e.schedulingGates?.length === 0 && e.ready === false)).toBe(true);
+  expect(pods.find((e) => e.ready)?.containers).toEqual([expect.objectContaining({ name: 'main', state: 'running', restartCount: 0 })]);
+  expect(pods.find((e) => e.deletionTimestamp)?.deletionGracePeriodSeconds).toBe(7);
+
+  const [begin, end] = timeline.entries.filter((e): e is StepEntry => e.kind === 'step');
+  for (const mark of [begin, end]) expect(Number(mark.clusterRevision), `${mark.title} ${mark.status} stamped`).toBeGreaterThan(0);
+  // Everything of the Pod up to Ready was committed by the end mark; its deletion after it.
+  const ready = pods.find((e) => e.ready)!;
+  const deleting = pods.find((e) => e.deletionTimestamp)!;
+  expect(Number(ready.resourceVersion)).toBeLessThanOrEqual(Number(end.clusterRevision));
+  expect(Number(deleting.resourceVersion)).toBeGreaterThan(Number(end.clusterRevision));
+  expect(Number(begin.clusterRevision)).toBeLessThan(Number(pods[0].resourceVersion));
+});

@@ -1,0 +1,71 @@
+/**
+ * Harness steps as the rules read them: a step's window (its begin mark and the mark that ended
+ * it), the lifecycle call a step stands for, and where an object change lies relative to a mark.
+ */
+import type { ObjectEntry, StepEntry } from '../model.ts';
+import type { Facts } from './histories.ts';
+
+/** One harness step: its begin mark, and its end (`end` or `failed`) once it ended. */
+export interface StepWindow {
+  title: string;
+  begin: StepEntry;
+  end?: StepEntry;
+}
+
+/** The driver calls a step can stand for. */
+export type LifecycleVerb = 'create' | 'start' | 'stop' | 'delete';
+
+/** Every step, each begin paired with the next end or failure of the same title, in begin order. */
+export function stepWindows(facts: Facts): StepWindow[] {
+  const windows: StepWindow[] = [];
+  const open = new Map<string, StepWindow[]>();
+  for (const step of facts.steps) {
+    if (step.status === 'begin') {
+      const window: StepWindow = { title: step.title, begin: step };
+      windows.push(window);
+      open.set(step.title, [...(open.get(step.title) ?? []), window]);
+      continue;
+    }
+    const pending = open.get(step.title);
+    const window = pending?.pop();
+    if (window) window.end = step;
+  }
+  return windows;
+}
+
+/**
+ * The steps that stand for a lifecycle call: the verb is a word of the title (`stop`, `stop the
+ * sandbox`, `resumed stop`, `create with supervisor grace 7 s`) — `stops` or `stopped` are not.
+ */
+export function lifecycleSteps(facts: Facts, verb: LifecycleVerb): StepWindow[] {
+  const word = new RegExp(`(^|[^\\w-])${verb}([^\\w-]|$)`, 'i');
+  return stepWindows(facts).filter((w) => word.test(w.title));
+}
+
+/** Steps whose title is `name` or starts with `name ` (a detail after the name). */
+export function namedSteps(facts: Facts, name: string): StepWindow[] {
+  return stepWindows(facts).filter((w) => w.title === name || w.title.startsWith(`${name} `));
+}
+
+/** Where an object change lies relative to a step mark, in commit order; `unknown` when the recording cannot tell. */
+export type MarkOrder = 'before' | 'after' | 'unknown';
+
+/**
+ * Received before the mark: committed before it. Received after it: judged by the mark's
+ * cluster revision — a higher resourceVersion was committed after the mark; a lower or equal one
+ * before it, or in the few milliseconds between the mark and the revision read (the only place
+ * this errs, and towards "before"). Without a revision, or with resourceVersions that are not
+ * numbers, `unknown`.
+ */
+export function relativeToMark(entry: ObjectEntry, mark: StepEntry): MarkOrder {
+  if (entry.seq < mark.seq) return 'before';
+  const rv = Number(entry.resourceVersion);
+  const revision = Number(mark.clusterRevision);
+  if (mark.clusterRevision === undefined || !Number.isSafeInteger(rv) || !Number.isSafeInteger(revision)) return 'unknown';
+  return rv > revision ? 'after' : 'before';
+}
+
+/** `step "stop the sandbox" end`, as messages name a mark. */
+export function markName(mark: StepEntry): string {
+  return `step "${mark.title}" ${mark.status}`;
+}
