@@ -33,7 +33,7 @@ for (const phase of ['releasing', 'suspending'] as const) {
     const objects = await cluster.objects(sandbox);
     const held =
       phase === 'suspending'
-        ? await timeline.step('hold the stop in "suspending": refuse the write that completes it', () =>
+        ? await timeline.step('hold the phase "suspending": refuse the write that completes it', () =>
             faults.deny({
               operations: ['UPDATE'],
               group: 'agents.x-k8s.io',
@@ -54,7 +54,7 @@ for (const phase of ['releasing', 'suspending'] as const) {
       });
       await driverControl.crash();
     });
-    if (held) await timeline.step('let the stop complete again', () => held.remove());
+    if (held) await timeline.step('let the completing write through again', () => held.remove());
     const fresh = await timeline.step('a fresh driver stops the sandbox again', () => driverControl.restart());
     const stopped = await timeline.step('resumed stop', () => fresh.stop(sandbox.id));
     expect(stopped.phase).toBe('Stopped');
