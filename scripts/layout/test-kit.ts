@@ -202,14 +202,8 @@ function pathThrough(component: string[], edges: Map<string, Set<string>>): stri
   return component.join(' -> ');
 }
 
-/**
- * Production files that share a name with another, the pair kept for now: they sit in folders
- * this change did not reach and are to be renamed for what each does.
- */
-const PENDING_SHARED_NAMES: readonly string[] = [
-  'driver/kubernetes/reconcile.ts',
-  'driver/kubernetes/names.ts',
-];
+/** Production files allowed to share a name with another: none are left. */
+const PENDING_SHARED_NAMES: readonly string[] = [];
 
 /**
  * Production files whose name another production file also has, as `name: path, path`. A
