@@ -4,18 +4,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { LABEL, MANAGED_BY } from '../driver/kubernetes/names.ts';
-import { checkRoleSelectors, ID_PLACEHOLDER, type RoleSelectors } from '../driver/role-selectors.ts';
+import { OPENSHELL_ROLES } from '../driver/kubernetes/names.ts';
+import { checkRoleSelectors, type RoleSelectors } from '../driver/role-selectors.ts';
 import type { Lane } from './lane-declaration.ts';
 
-const sandbox = `${LABEL.managedBy}=${MANAGED_BY},${LABEL.sandboxId}=${ID_PLACEHOLDER}`;
-
-export const OPENSHELL_ROLES: RoleSelectors = {
-  sandbox,
-  supervisorPod: `${sandbox},${LABEL.boundaryRole}=supervisor`,
-  workloadPod: `${sandbox},${LABEL.boundaryRole}=workload`,
-  generationSecrets: `${sandbox},${LABEL.component} in (sandbox-bootstrap,supervisor-bootstrap)`,
-};
+export { OPENSHELL_ROLES };
 
 /** The lane's role selectors: its own, else OpenShell's. */
 export function rolesOf(lane: Lane): RoleSelectors {

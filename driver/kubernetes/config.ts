@@ -1,5 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { DriverVariant, WorkspaceMode } from '../compute-driver.ts';
+import { OPERATOR_WORKSPACE_LABEL } from './names.ts';
 
 export interface KubernetesDriverConfig {
   kubeconfig: KubeConfig;
@@ -39,7 +40,7 @@ export function withDefaults(options: DriverOptions): KubernetesDriverConfig {
     namespace: 'openshell',
     gatewayId: 'gw',
     defaultWorkspace: 'default',
-    operatorNamespaceLabel: 'openshell.ai/e2e-operator-workspace=true',
+    operatorNamespaceLabel: OPERATOR_WORKSPACE_LABEL,
     images: { workload: 'sandbox-conformance/workload:dev', supervisor: 'sandbox-conformance/supervisor:dev' },
     supervisorGraceSeconds: 30,
     workloadGraceSeconds: 30,

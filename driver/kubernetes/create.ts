@@ -3,7 +3,7 @@ import type { DriverContext } from './context.ts';
 import { isCallEnd } from './call-scope.ts';
 import { installGeneration, preparing } from './generation.ts';
 import { asDriverError, type KubeObject } from './kube.ts';
-import { BOUNDARY_PORT, crName } from './names.ts';
+import { BOUNDARY_PORT, crName, LABEL } from './names.ts';
 import { newGeneration, operatingSpec, renderBoundaryService, renderSandbox, renderSupervisorPod, type SandboxIdentity } from './render.ts';
 import { readState } from './sandbox-state.ts';
 import type { LaunchSpec } from './sandbox-spec.ts';
@@ -26,7 +26,7 @@ export async function createSandbox(ctx: DriverContext, id: string, spec: Launch
   ctx.call.enter('detecting the Agent Sandbox API');
   const apiVersion = await ctx.sandboxApiVersion();
   ctx.call.enter('checking the sandbox id is free');
-  if ((await ctx.listSandboxes(id)).length) throw new DriverError('ALREADY_EXISTS', `sandbox already exists: a Sandbox resource carries openshell.ai/sandbox-id=${id}`);
+  if ((await ctx.listSandboxes(id)).length) throw new DriverError('ALREADY_EXISTS', `sandbox already exists: a Sandbox resource carries ${LABEL.sandboxId}=${id}`);
   ctx.call.enter('preparing the workspace');
   const namespace = await ensureWorkspace(ctx, workspace);
   const who: SandboxIdentity = { id, name: spec.name, workspace, namespace, crName: crName(ctx.config.workspaceMode, workspace, spec.name) };

@@ -1,6 +1,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { DriverError } from '../compute-driver.ts';
 import type { CallScope } from './call-scope.ts';
+import { FIELD_MANAGER } from './names.ts';
 
 export type KubeObject = k8s.KubernetesObject & { spec?: any; status?: any; [key: string]: unknown };
 
@@ -121,13 +122,13 @@ export class Kube {
   }
 
   async create<T extends KubeObject>(object: T): Promise<T> {
-    return (await this.request(() => this.objects.create(object, undefined, undefined, 'openshell-driver'))) as T;
+    return (await this.request(() => this.objects.create(object, undefined, undefined, FIELD_MANAGER))) as T;
   }
 
   /** A JSON merge patch; carry `metadata.resourceVersion` in it for optimistic concurrency. */
   async mergePatch(ref: ObjectRef, patch: Record<string, unknown>): Promise<KubeObject> {
     const body = { ...patch, apiVersion: ref.apiVersion, kind: ref.kind, metadata: { ...(patch.metadata as object), name: ref.name, namespace: ref.namespace } };
-    return (await this.request(() => this.objects.patch(body, undefined, undefined, 'openshell-driver', undefined, k8s.PatchStrategy.MergePatch))) as KubeObject;
+    return (await this.request(() => this.objects.patch(body, undefined, undefined, FIELD_MANAGER, undefined, k8s.PatchStrategy.MergePatch))) as KubeObject;
   }
 
   /**
@@ -136,7 +137,7 @@ export class Kube {
    */
   async jsonPatchPod(namespace: string, name: string, operations: object[]): Promise<KubeObject> {
     const core = this.config.makeApiClient(k8s.CoreV1Api);
-    return (await this.request(() => core.patchNamespacedPod({ name, namespace, body: operations, fieldManager: 'openshell-driver' }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.JsonPatch)))) as KubeObject;
+    return (await this.request(() => core.patchNamespacedPod({ name, namespace, body: operations, fieldManager: FIELD_MANAGER }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.JsonPatch)))) as KubeObject;
   }
 
   /** True when a DELETE was accepted; false when the object was already gone. */

@@ -1,4 +1,5 @@
 /** Object names, labels and annotation keys, as OpenShell's Kubernetes driver uses them, so checks read the same fields on a real deployment. */
+import { ID_PLACEHOLDER, type RoleSelectors } from '../role-selectors.ts';
 
 export const LABEL = {
   managedBy: 'openshell.ai/managed-by',
@@ -12,6 +13,24 @@ export const LABEL = {
 } as const;
 
 export const MANAGED_BY = 'openshell';
+
+/** How a sandbox's objects are found by OpenShell's labels: the role selectors lanes use unless given their own. */
+const SANDBOX_SELECTOR = `${LABEL.managedBy}=${MANAGED_BY},${LABEL.sandboxId}=${ID_PLACEHOLDER}`;
+export const OPENSHELL_ROLES: RoleSelectors = {
+  sandbox: SANDBOX_SELECTOR,
+  supervisorPod: `${SANDBOX_SELECTOR},${LABEL.boundaryRole}=supervisor`,
+  workloadPod: `${SANDBOX_SELECTOR},${LABEL.boundaryRole}=workload`,
+  generationSecrets: `${SANDBOX_SELECTOR},${LABEL.component} in (sandbox-bootstrap,supervisor-bootstrap)`,
+};
+
+/** The field manager the driver's writes carry (managedFields, audit). */
+export const FIELD_MANAGER = 'openshell-driver';
+
+/** Operator mode: the label (key=value) marking a namespace the operator made a workspace. */
+export const OPERATOR_WORKSPACE_LABEL = 'openshell.ai/e2e-operator-workspace=true';
+
+/** Managed mode: the ServiceAccount the driver creates in each workspace namespace for its Pods. */
+export const MANAGED_SERVICE_ACCOUNT = 'openshell-sandbox';
 
 const A = 'openshell.ai/sandbox-runtime-';
 export const ANNOTATION = {

@@ -83,8 +83,8 @@ export function renderSandbox(config: KubernetesDriverConfig, apiVersion: string
       labels: { ...sandboxLabels(config, who), [LABEL.sandboxName]: who.name, [LABEL.workspace]: who.workspace },
       annotations: {
         [ANNOTATION.sandboxId]: who.id,
-        'openshell.ai/sandbox-name': who.name,
-        'openshell.ai/sandbox-workspace': who.workspace,
+        [LABEL.sandboxName]: who.name,
+        [LABEL.workspace]: who.workspace,
         [ANNOTATION.bootstrapping]: 'true',
         [ANNOTATION.operation]: 'create',
         [ANNOTATION.phase]: 'preparing',

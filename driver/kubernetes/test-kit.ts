@@ -19,7 +19,13 @@ import { Gateway, type Sandbox, type SandboxRequest } from '../gateway/gateway.t
 import type { SandboxPhase } from '../gateway/phase.ts';
 import type { DriverOptions, KubernetesDriverConfig } from './config.ts';
 import { KubernetesDriver } from './kubernetes-driver.ts';
-import { ANNOTATION, LABEL, sandboxObjectNames } from './names.ts';
+import { ANNOTATION, LABEL, OPENSHELL_ROLES, sandboxObjectNames } from './names.ts';
+import { isSuspendedInSpec } from '../agent-sandbox-api.ts';
+import { observeObject } from '../../timeline/collect/observe.ts';
+import { derive, forSandboxes } from '../../timeline/derive/histories.ts';
+import { STOP_INVARIANTS } from '../../timeline/evaluate/families/stop/stop-family.ts';
+import { evaluateInvariant } from '../../timeline/evaluate/registry.ts';
+import type { ObjectEntry, Timeline as Recording, WatchedResource } from '../../timeline/model.ts';
 
 export { expect };
 
@@ -39,6 +45,8 @@ export type Kind = 'Pod' | 'Sandbox' | 'Secret' | 'Service';
 /** One watched change, with the cluster-wide revision that orders it against every other. */
 export interface Seen {
   rv: number;
+  /** Milliseconds since the timeline began, when the change committed. */
+  t: number;
   type: 'ADDED' | 'MODIFIED' | 'DELETED';
   kind: Kind;
   namespace: string;
@@ -68,10 +76,9 @@ export const phaseOf = (o: KubeObject) => o.metadata.annotations?.[ANNOTATION.ph
 export const operationOf = (o: KubeObject) => o.metadata.annotations?.[ANNOTATION.operation];
 export const terminating = (o: KubeObject) => !!o.metadata.deletionTimestamp;
 
-/** spec.operatingMode Suspended (v1beta1) or spec.replicas 0 (v1alpha1). */
+/** Suspended in its spec, read for the Sandbox's own API version (driver/agent-sandbox-api.ts). */
 export function suspendedSpec(o: KubeObject): boolean {
-  const spec = (o.spec ?? {}) as { operatingMode?: string; replicas?: number };
-  return spec.operatingMode === 'Suspended' || spec.replicas === 0;
+  return isSuspendedInSpec(o.apiVersion!, o.spec);
 }
 
 /** The exit code a container's status reports, when it has terminated. */
@@ -85,8 +92,14 @@ export class Timeline {
   readonly events: Seen[] = [];
   private readonly stops: (() => void)[] = [];
   private readonly listeners: ((seen: Seen) => void)[] = [];
+  private readonly origin = performance.now();
+  private readonly startedAt = new Date().toISOString();
+  private readonly sandboxApiVersion: string;
+  /** The objects as they stood when the timeline began: the recording's LISTED entries. */
+  private readonly listed: { kind: Kind; object: KubeObject }[] = [];
 
   constructor(cluster: EmbeddedCluster) {
+    this.sandboxApiVersion = sandboxApiVersion(cluster) ?? '';
     const from = String(cluster.store.currentRevision());
     const targets: [Kind, Target][] = [
       ['Pod', cluster.api.target('v1', 'pods')],
@@ -95,9 +108,10 @@ export class Timeline {
     ];
     if (sandboxApiVersion(cluster)) targets.push(['Sandbox', sandboxes(cluster)]);
     for (const [kind, target] of targets) {
+      for (const object of cluster.api.list(target).items) this.listed.push({ kind, object });
       this.stops.push(
         cluster.api.watch(target, { resourceVersion: from }, (type, object) => {
-          const seen: Seen = { rv: Number(object.metadata.resourceVersion), type, kind, namespace: object.metadata.namespace ?? '', name: object.metadata.name!, object };
+          const seen: Seen = { rv: Number(object.metadata.resourceVersion), t: performance.now() - this.origin, type, kind, namespace: object.metadata.namespace ?? '', name: object.metadata.name!, object };
           this.events.push(seen);
           for (const listener of this.listeners) listener(seen);
         }),
@@ -133,30 +147,56 @@ export class Timeline {
   stop(): void {
     for (const stop of this.stops.splice(0)) stop();
   }
+
+  /**
+   * What was there at the start and every change since, as the harness's recorder records them
+   * (the same observation of each object, found by OpenShell's role selectors), so the timeline
+   * engine's rules can judge them.
+   */
+  recording(): Recording {
+    const resources: Partial<Record<Kind, WatchedResource>> = { Pod: 'pods', Secret: 'secrets', Sandbox: 'sandboxes' };
+    const changes = [...this.listed.map((l) => ({ ...l, type: 'LISTED' as const, t: 0 })), ...[...this.events].sort((a, b) => a.rv - b.rv)];
+    const entries = changes.flatMap((e, seq): ObjectEntry[] => {
+      const resource = resources[e.kind];
+      const observed = resource && observeObject(OPENSHELL_ROLES, this.sandboxApiVersion, resource, e.type, e.object);
+      return observed ? [{ ...observed, seq, t: Math.round(e.t * 10) / 10 }] : [];
+    });
+    return { startedAt: this.startedAt, entries };
+  }
 }
 
-/** The order stop must keep (OpenShell#3424); returns the rules a stop broke, [] when it kept them all. */
-export function stopOrderViolations(timeline: Timeline, names: { sandbox: string; supervisorPod: string; workloadPod: string }): string[] {
+/**
+ * The rules every stop is judged by, the harness's own (timeline/evaluate/families/stop/): each
+ * must PASS. The two that read the stop call's return need a harness step, which these tests do
+ * not mark, and the Secret-order rule has nothing to judge when garbage collection took the
+ * Secrets with their Pods: those count only when they FAIL.
+ */
+const STOP_RULES_THAT_MUST_PASS = [STOP_INVARIANTS.supervisorBeforeWorkload, STOP_INVARIANTS.suspendAfterSupervisor, STOP_INVARIANTS.supervisorExitsClean, STOP_INVARIANTS.supervisorWithinDeadline, STOP_INVARIANTS.supervisorFullGrace];
+const STOP_RULES_THAT_MUST_NOT_FAIL = [STOP_INVARIANTS.secretsAfterWorkload];
+
+/**
+ * The order stop must keep (OpenShell#3424), judged by the stop/ family over this sandbox's
+ * recorded changes, plus the reference driver's own durable phase (`releasing` recorded before
+ * the supervisor's deletion). Returns what the stop broke, [] when it kept it all.
+ */
+export function stopOrderViolations(timeline: Timeline, names: { sandbox: string; supervisorPod: string; workloadPod: string }, settings = { apiHeadroomSeconds: FAST.apiHeadroomSeconds }): string[] {
   const problems: string[] = [];
   // The stop begins with the first write that marks it (operation `stop`); only what follows counts.
   const begin = timeline.first('Sandbox', names.sandbox, (o) => operationOf(o) === 'stop');
   if (!begin) return ['the Sandbox never recorded a stop'];
-  const after = begin.rv - 1;
-  const releasing = timeline.first('Sandbox', names.sandbox, (o) => phaseOf(o) === 'releasing', after);
-  const supervisorDeleting = timeline.first('Pod', names.supervisorPod, terminating, after);
-  // The last one: a supervisor replaced under the same name during the stop is deleted twice.
-  const supervisorGone = timeline.of('Pod', names.supervisorPod).filter((e) => e.rv > after && e.type === 'DELETED').pop();
-  const suspended = timeline.first('Sandbox', names.sandbox, suspendedSpec, after);
-  const workloadDeleting = timeline.first('Pod', names.workloadPod, terminating, after);
-  const workloadGone = timeline.first('Pod', names.workloadPod, (_o, e) => e.type === 'DELETED', after);
-  if (!supervisorGone) problems.push('the supervisor Pod was never deleted');
-  if (!workloadGone) problems.push('the workload Pod was never deleted');
-  if (!suspended) problems.push('the Sandbox was never suspended');
+  const releasing = timeline.first('Sandbox', names.sandbox, (o) => phaseOf(o) === 'releasing', begin.rv - 1);
+  const supervisorDeleting = timeline.first('Pod', names.supervisorPod, terminating, begin.rv - 1);
   if (!releasing) problems.push('no durable `releasing` phase was recorded');
   else if (supervisorDeleting && supervisorDeleting.rv < releasing.rv) problems.push('the supervisor Pod was deleted before the `releasing` phase was recorded');
-  if (supervisorGone && suspended && suspended.rv < supervisorGone.rv) problems.push('the Sandbox was suspended before the supervisor Pod was gone');
-  if (supervisorGone && workloadDeleting && workloadDeleting.rv < supervisorGone.rv) problems.push('the workload Pod began terminating before the supervisor Pod was gone');
-  if (supervisorGone && exitCode(supervisorGone.object, 'supervisor') !== 0) problems.push(`the supervisor container exited ${exitCode(supervisorGone.object, 'supervisor')}, not 0`);
+  const id = begin.object.metadata.labels?.[LABEL.sandboxId];
+  if (!id) return [...problems, `Sandbox ${names.sandbox} carries no ${LABEL.sandboxId} label`];
+  const facts = derive(forSandboxes(timeline.recording(), [id]));
+  for (const info of STOP_RULES_THAT_MUST_PASS) {
+    for (const v of evaluateInvariant(info.id, facts, settings)) if (v.status !== 'PASS') problems.push(`${v.status} ${v.message}`);
+  }
+  for (const info of STOP_RULES_THAT_MUST_NOT_FAIL) {
+    for (const v of evaluateInvariant(info.id, facts, settings)) if (v.status === 'FAIL') problems.push(`${v.status} ${v.message}`);
+  }
   return problems;
 }
 

@@ -1,9 +1,8 @@
 import { DriverError } from '../compute-driver.ts';
 import type { DriverContext } from './context.ts';
 import { asDriverError, isAlreadyExists, isConflict } from './kube.ts';
-import { LABEL, MANAGED_BY } from './names.ts';
+import { LABEL, MANAGED_BY, MANAGED_SERVICE_ACCOUNT } from './names.ts';
 
-export const MANAGED_SERVICE_ACCOUNT = 'openshell-sandbox';
 
 /** The namespace a workspace maps to in the driver's mode, without creating anything. */
 export function workspaceNamespace(ctx: DriverContext, workspace: string): string {

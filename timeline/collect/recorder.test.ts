@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import * as k8s from '@kubernetes/client-node';
 import { EmbeddedCluster } from '../../cluster/embedded/cluster.ts';
-import { LABEL, MANAGED_BY } from '../../driver/kubernetes/names.ts';
+import { LABEL, MANAGED_BY, OPENSHELL_ROLES } from '../../driver/kubernetes/names.ts';
 import type { ObjectEntry, StepEntry } from '../model.ts';
 import { TimelineRecorder } from './recorder.ts';
 
@@ -10,15 +10,6 @@ import { TimelineRecorder } from './recorder.ts';
  * and stop rules, and the cluster revision every step mark gets, which places a change after
  * the mark whatever order the watch delivered it in.
  */
-
-/** OpenShell's labels, as the lanes' role selectors spell them (lanes/openshell-roles.ts, above this room). */
-const sandboxLabels = `${LABEL.managedBy}=${MANAGED_BY},${LABEL.sandboxId}={id}`;
-const ROLES = {
-  sandbox: sandboxLabels,
-  supervisorPod: `${sandboxLabels},${LABEL.boundaryRole}=supervisor`,
-  workloadPod: `${sandboxLabels},${LABEL.boundaryRole}=workload`,
-  generationSecrets: `${sandboxLabels},${LABEL.component} in (sandbox-bootstrap,supervisor-bootstrap)`,
-};
 
 let cluster: EmbeddedCluster;
 let kubeconfig: k8s.KubeConfig;
@@ -34,7 +25,7 @@ test.afterAll(async () => {
 });
 
 test('Pod entries carry scheduling gates, readiness, the termination grace and restart counts; step marks carry the cluster revision', async () => {
-  const recorder = new TimelineRecorder(kubeconfig, { namespace: 'rec', roles: ROLES, sandboxApiVersion: 'agents.x-k8s.io/v1beta1' });
+  const recorder = new TimelineRecorder(kubeconfig, { namespace: 'rec', roles: OPENSHELL_ROLES, sandboxApiVersion: 'agents.x-k8s.io/v1beta1' });
   await recorder.start();
   const core = kubeconfig.makeApiClient(k8s.CoreV1Api);
   const labels = { [LABEL.managedBy]: MANAGED_BY, [LABEL.sandboxId]: 'abc', [LABEL.boundaryRole]: 'supervisor' };
