@@ -1,6 +1,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { DriverError } from '../compute-driver.ts';
 import type { CallScope } from './call-scope.ts';
+import { PooledConnections } from './pooled-connections.ts';
 import { SharedWatches } from './shared-watches.ts';
 
 export type KubeObject = k8s.KubernetesObject & { spec?: any; status?: any; [key: string]: unknown };
@@ -68,6 +69,7 @@ interface KubeShared {
   objects: k8s.KubernetesObjectApi;
   core: k8s.CoreV1Api;
   apis: k8s.ApisApi;
+  connections: PooledConnections;
   watches: SharedWatches;
   /** Halting one view halts them all. */
   life: { halted: boolean };
@@ -77,7 +79,8 @@ interface KubeShared {
  * The few calls the driver makes, over @kubernetes/client-node's generic object API, so one
  * code path serves core kinds and the Agent Sandbox custom resource alike. A view made for one
  * call (`forCall`) sends nothing once that call has ended and stops waiting for an answer the
- * moment it ends. The clients and the watches are made once per driver instance, never per call.
+ * moment it ends. The clients, their connection pool and the watches are made once per driver
+ * instance, never per call.
  */
 export class Kube {
   private readonly shared: KubeShared;
@@ -87,14 +90,14 @@ export class Kube {
     readonly config: k8s.KubeConfig,
     view?: { shared: KubeShared; scope: CallScope },
   ) {
-    this.shared = view?.shared ?? {
-      objects: k8s.KubernetesObjectApi.makeApiClient(config),
-      core: config.makeApiClient(k8s.CoreV1Api),
-      apis: config.makeApiClient(k8s.ApisApi),
-      watches: new SharedWatches(config),
-      life: { halted: false },
-    };
+    this.shared = view?.shared ?? Kube.shared(config);
     this.scope = view?.scope;
+  }
+
+  private static shared(config: k8s.KubeConfig): KubeShared {
+    const connections = new PooledConnections(config);
+    // Every request names its namespace, so the kubeconfig's default namespace is never needed.
+    return { objects: connections.client(k8s.KubernetesObjectApi), core: connections.client(k8s.CoreV1Api), apis: connections.client(k8s.ApisApi), connections, watches: new SharedWatches(config), life: { halted: false } };
   }
 
   /** The same client, bound to one call's deadline and signal. */
@@ -110,12 +113,13 @@ export class Kube {
   /** From now on every call fails: an instance abandoned mid-operation, as a crash leaves it. */
   halt(): void {
     this.shared.life.halted = true;
-    this.shared.watches.close();
+    this.close();
   }
 
-  /** Ends the shared watches (the driver is closing). */
+  /** Ends the shared watches and closes the pooled connections (the driver is closing). */
   close(): void {
     this.shared.watches.close();
+    this.shared.connections.close();
   }
 
   /** Runs one request, unless the instance was halted or the call has ended; stops waiting when the call ends. */
