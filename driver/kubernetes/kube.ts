@@ -113,7 +113,8 @@ export class Kube {
   /** From now on every call fails: an instance abandoned mid-operation, as a crash leaves it. */
   halt(): void {
     this.shared.life.halted = true;
-    this.close();
+    // The waits wake, read, and meet the halt; requests in flight finish as they would have.
+    this.shared.watches.close();
   }
 
   /** Ends the shared watches and closes the pooled connections (the driver is closing). */

@@ -4,6 +4,12 @@ import * as k8s from '@kubernetes/client-node';
 
 /** Idle keep-alive connections kept for reuse; busier moments open more and let them go. */
 const MAX_IDLE_SOCKETS = 16;
+/**
+ * An idle connection is closed after this long (the agent's socket timeout only ends free
+ * sockets): well before a server's keep-alive timeout (Node's 5 s, the embedded API server's),
+ * so a request is not sent on a connection the server is closing at that moment.
+ */
+const IDLE_SOCKET_MS = 2_000;
 
 /**
  * client-node's authentication, with one keep-alive connection pool per driver instance.
@@ -37,7 +43,7 @@ export class PooledConnections implements k8s.SecurityAuthentication {
       .digest('hex');
     if (fingerprint !== this.fingerprint) {
       this.agent?.destroy();
-      this.agent = new https.Agent({ ...options, keepAlive: true, maxFreeSockets: MAX_IDLE_SOCKETS });
+      this.agent = new https.Agent({ ...options, keepAlive: true, maxFreeSockets: MAX_IDLE_SOCKETS, timeout: IDLE_SOCKET_MS });
       this.fingerprint = fingerprint;
     }
     context.setAgent(this.agent!);
