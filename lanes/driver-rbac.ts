@@ -28,9 +28,10 @@ const SANDBOXES: PolicyRule = { apiGroups: [AGENTS], resources: ['sandboxes'], v
 
 /**
  * What lives in a sandbox's namespace: the supervisor Pod (created, its scheduling gate removed
- * by JSON patch, deleted with a UID precondition, its deletion watched by name) and the workload
- * Pod (gate removed, watched; a start deletes a stale one); the boundary Service; the generation
- * Secrets (created, deleted by exact name: never listed).
+ * by JSON patch, deleted with a UID precondition) and the workload Pod (gate removed; a start
+ * deletes a stale one), both read by name and their changes followed through one watch of the
+ * namespace's Pods shared by every wait (watch, never list); the boundary Service; the
+ * generation Secrets (created, deleted by exact name: never listed).
  */
 const SANDBOX_OBJECTS: PolicyRule[] = [
   { apiGroups: [''], resources: ['pods'], verbs: ['create', 'delete', 'get', 'patch', 'watch'] },

@@ -26,6 +26,10 @@ const BENCHMARKS: Record<string, Benchmark> = {
     summary: 'reference driver: stop latency vs its lower bound (supervisor + workload termination from the Pods\' watched changes); suspend-first for contrast',
     run: async (options) => (await import('../bench/stop-latency.ts')).runStopBenchmark(options),
   },
+  'driver-scale': {
+    summary: 'reference driver as an external process: 3 rounds of 100 sandboxes at once through create -> stop -> start -> delete; wall time, driver RSS peak and once idle, growth across rounds',
+    run: async (options) => (await import('../bench/driver-scale.ts')).runDriverScaleBenchmark(options),
+  },
   lanes: {
     summary: 'conformance lanes on the embedded cluster: wall time of one lane and of all five, timeline recorder overhead',
     run: async (options) => (await import('../bench/lanes.ts')).runLanesBenchmark(options),

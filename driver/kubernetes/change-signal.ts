@@ -1,40 +1,34 @@
-import * as k8s from '@kubernetes/client-node';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { SharedWatches, WatchedObject } from './shared-watches.ts';
 
-export interface WatchedObject {
-  /** A collection path: `/api/v1/namespaces/ns/pods`. */
-  path: string;
-  name: string;
-}
+export type { WatchedObject } from './shared-watches.ts';
 
 /**
- * Shortens the driver's polling waits: a watch on the objects being waited for wakes the poll
- * loop as soon as one of them changes. The poll loop keeps OpenShell's intervals as the
- * fallback and stays the judge of completion; a watch that cannot open only costs latency.
+ * Shortens the driver's polling waits: the driver's shared watches (shared-watches.ts) wake the
+ * poll loop as soon as one of the objects waited for changes. The poll loop keeps OpenShell's
+ * intervals as the fallback and stays the judge of completion; a watch that cannot open only
+ * costs latency. A change that arrives while the loop is reading (not sleeping) is kept, so the
+ * next sleep returns at once instead of missing it.
  */
 export class ChangeSignal {
   private wake?: () => void;
-  private readonly requests: { abort(): void }[] = [];
-  private closed = false;
+  private changed = false;
+  private readonly unsubscribe: () => void;
 
-  private constructor() {}
-
-  static open(kubeconfig: k8s.KubeConfig, objects: WatchedObject[]): ChangeSignal {
-    const signal = new ChangeSignal();
-    const watcher = new k8s.Watch(kubeconfig);
-    for (const object of objects) {
-      void watcher
-        .watch(object.path, { fieldSelector: `metadata.name=${object.name}` }, () => signal.notify(), () => undefined)
-        .then(
-          (request) => (signal.closed ? request.abort() : signal.requests.push(request)),
-          () => undefined,
-        );
-    }
-    return signal;
+  private constructor(watches: SharedWatches, objects: WatchedObject[]) {
+    this.unsubscribe = watches.subscribe(objects, () => this.notify());
   }
 
-  /** Waits `ms`, or less when a watched object changes or `abort` fires. */
+  static open(watches: SharedWatches, objects: WatchedObject[]): ChangeSignal {
+    return new ChangeSignal(watches, objects);
+  }
+
+  /** Waits `ms`, or less when a watched object changed since the last sleep or changes now, or `abort` fires. */
   async sleep(ms: number, abort?: AbortSignal): Promise<void> {
+    if (this.changed) {
+      this.changed = false;
+      return;
+    }
     const woken = new Promise<void>((resolve) => (this.wake = resolve));
     const timer = new AbortController();
     const onAbort = () => timer.abort();
@@ -44,15 +38,16 @@ export class ChangeSignal {
     abort?.removeEventListener('abort', onAbort);
     timer.abort();
     this.wake = undefined;
+    this.changed = false;
   }
 
   close(): void {
-    this.closed = true;
-    for (const request of this.requests) request.abort();
-    this.notify();
+    this.unsubscribe();
+    this.wake?.();
   }
 
   private notify(): void {
-    this.wake?.();
+    if (this.wake) this.wake();
+    else this.changed = true;
   }
 }

@@ -106,7 +106,7 @@ function installed(now: Standing): boolean {
 export async function awaitGeneration(ctx: DriverContext, cr: KubeObject, generation: string, operation: GenerationOperation, until: 'installed' | 'complete' = 'complete'): Promise<KubeObject> {
   const state = readState(cr);
   const [group, version] = cr.apiVersion!.split('/');
-  const changes = ChangeSignal.open(ctx.kube.config, [
+  const changes = ChangeSignal.open(ctx.kube.watches, [
     { path: `/apis/${group}/${version}/namespaces/${state.namespace}/sandboxes`, name: state.crName },
     { path: `/api/v1/namespaces/${state.namespace}/pods`, name: sandboxObjectNames(state.id, state.crName).supervisorPod },
   ]);

@@ -26,7 +26,7 @@ export async function deleteSandbox(ctx: DriverContext, cr: KubeObject): Promise
   const grace = (cr.spec?.podTemplate?.spec?.terminationGracePeriodSeconds as number | undefined) ?? 30;
   const deadline = Date.now() + (grace + ctx.config.apiHeadroomSeconds) * 1000;
   const ref = { apiVersion: 'v1', kind: 'Pod', namespace: state.namespace, name: state.workloadPod };
-  const changes = ChangeSignal.open(ctx.kube.config, [{ path: `/api/v1/namespaces/${state.namespace}/pods`, name: state.workloadPod }]);
+  const changes = ChangeSignal.open(ctx.kube.watches, [{ path: `/api/v1/namespaces/${state.namespace}/pods`, name: state.workloadPod }]);
   try {
     while (await ctx.kube.get(ref)) {
       if (Date.now() > deadline) {

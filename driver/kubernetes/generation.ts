@@ -77,7 +77,7 @@ async function waitForWorkloadPod(ctx: DriverContext, cr: KubeObject): Promise<K
   ctx.call.enter('waiting for the gated workload Pod');
   const deadline = Date.now() + ctx.config.workloadPodWaitSeconds * 1000;
   const initial = readState(cr);
-  const changes = ChangeSignal.open(ctx.kube.config, [{ path: `/api/v1/namespaces/${initial.namespace}/pods`, name: initial.workloadPod }]);
+  const changes = ChangeSignal.open(ctx.kube.watches, [{ path: `/api/v1/namespaces/${initial.namespace}/pods`, name: initial.workloadPod }]);
   try {
     for (;;) {
       const fresh = (await ctx.kube.get(ctx.ref(cr))) ?? cr;

@@ -2,6 +2,8 @@ import * as k8s from '@kubernetes/client-node';
 import { DriverError } from '../compute-driver.ts';
 import type { CallScope } from './call-scope.ts';
 import { FIELD_MANAGER } from './names.ts';
+import { PooledConnections } from './pooled-connections.ts';
+import { SharedWatches } from './shared-watches.ts';
 
 export type KubeObject = k8s.KubernetesObject & { spec?: any; status?: any; [key: string]: unknown };
 
@@ -63,40 +65,68 @@ export function asDriverError(error: unknown, doing: string): DriverError {
   return new DriverError('INTERNAL', message);
 }
 
+/** What every view of one driver instance shares: clients made once, the watches, its life. */
+interface KubeShared {
+  objects: k8s.KubernetesObjectApi;
+  core: k8s.CoreV1Api;
+  apis: k8s.ApisApi;
+  connections: PooledConnections;
+  watches: SharedWatches;
+  /** Halting one view halts them all. */
+  life: { halted: boolean };
+}
+
 /**
  * The few calls the driver makes, over @kubernetes/client-node's generic object API, so one
  * code path serves core kinds and the Agent Sandbox custom resource alike. A view made for one
  * call (`forCall`) sends nothing once that call has ended and stops waiting for an answer the
- * moment it ends.
+ * moment it ends. The clients, their connection pool and the watches are made once per driver
+ * instance, never per call.
  */
 export class Kube {
-  private readonly objects: k8s.KubernetesObjectApi;
-  /** Shared by every view of one driver instance: halting one halts them all. */
-  private readonly life: { halted: boolean };
+  private readonly shared: KubeShared;
   private readonly scope?: CallScope;
 
   constructor(
     readonly config: k8s.KubeConfig,
-    shared?: { objects: k8s.KubernetesObjectApi; life: { halted: boolean }; scope: CallScope },
+    view?: { shared: KubeShared; scope: CallScope },
   ) {
-    this.objects = shared?.objects ?? k8s.KubernetesObjectApi.makeApiClient(config);
-    this.life = shared?.life ?? { halted: false };
-    this.scope = shared?.scope;
+    this.shared = view?.shared ?? Kube.shared(config);
+    this.scope = view?.scope;
+  }
+
+  private static shared(config: k8s.KubeConfig): KubeShared {
+    const connections = new PooledConnections(config);
+    // Every request names its namespace, so the kubeconfig's default namespace is never needed.
+    return { objects: connections.client(k8s.KubernetesObjectApi), core: connections.client(k8s.CoreV1Api), apis: connections.client(k8s.ApisApi), connections, watches: new SharedWatches(config), life: { halted: false } };
   }
 
   /** The same client, bound to one call's deadline and signal. */
   forCall(scope: CallScope): Kube {
-    return new Kube(this.config, { objects: this.objects, life: this.life, scope });
+    return new Kube(this.config, { shared: this.shared, scope });
+  }
+
+  /** The driver's shared watches: waits subscribe to the objects they wait for (change-signal.ts). */
+  get watches(): SharedWatches {
+    return this.shared.watches;
   }
 
   /** From now on every call fails: an instance abandoned mid-operation, as a crash leaves it. */
   halt(): void {
-    this.life.halted = true;
+    this.shared.life.halted = true;
+    // The waits wake, read, and meet the halt; requests in flight finish as they would have.
+    this.shared.watches.close();
+  }
+
+  /** Ends the shared watches and closes the pooled connections (the driver is closing). */
+  close(): void {
+    this.shared.watches.close();
+    this.shared.connections.close();
   }
 
   /** Runs one request, unless the instance was halted or the call has ended; stops waiting when the call ends. */
   private request<T>(send: () => Promise<T>): Promise<T> {
-    if (this.life.halted) return Promise.reject(new DriverError('UNAVAILABLE', 'this driver instance was halted (simulated crash)'));
+    if (this.shared.life.halted) return Promise.reject(new DriverError('UNAVAILABLE', 'this driver instance was halted (simulated crash)'));
     if (!this.scope) return send();
     try {
       this.scope.check();
@@ -109,7 +139,7 @@ export class Kube {
   /** The object, or undefined when it does not exist. */
   async get(ref: ObjectRef): Promise<KubeObject | undefined> {
     try {
-      return (await this.request(() => this.objects.read({ apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name, namespace: ref.namespace } }))) as KubeObject;
+      return (await this.request(() => this.shared.objects.read({ apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name, namespace: ref.namespace } }))) as KubeObject;
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw error;
@@ -117,18 +147,18 @@ export class Kube {
   }
 
   async list(apiVersion: string, kind: string, namespace: string | undefined, labelSelector?: string): Promise<KubeObject[]> {
-    const list = await this.request(() => this.objects.list(apiVersion, kind, namespace, undefined, undefined, undefined, undefined, labelSelector));
+    const list = await this.request(() => this.shared.objects.list(apiVersion, kind, namespace, undefined, undefined, undefined, undefined, labelSelector));
     return list.items as KubeObject[];
   }
 
   async create<T extends KubeObject>(object: T): Promise<T> {
-    return (await this.request(() => this.objects.create(object, undefined, undefined, FIELD_MANAGER))) as T;
+    return (await this.request(() => this.shared.objects.create(object, undefined, undefined, FIELD_MANAGER))) as T;
   }
 
   /** A JSON merge patch; carry `metadata.resourceVersion` in it for optimistic concurrency. */
   async mergePatch(ref: ObjectRef, patch: Record<string, unknown>): Promise<KubeObject> {
     const body = { ...patch, apiVersion: ref.apiVersion, kind: ref.kind, metadata: { ...(patch.metadata as object), name: ref.name, namespace: ref.namespace } };
-    return (await this.request(() => this.objects.patch(body, undefined, undefined, FIELD_MANAGER, undefined, k8s.PatchStrategy.MergePatch))) as KubeObject;
+    return (await this.request(() => this.shared.objects.patch(body, undefined, undefined, FIELD_MANAGER, undefined, k8s.PatchStrategy.MergePatch))) as KubeObject;
   }
 
   /**
@@ -136,15 +166,14 @@ export class Kube {
    * serialises bodies through the Pod model, which drops patch directives.
    */
   async jsonPatchPod(namespace: string, name: string, operations: object[]): Promise<KubeObject> {
-    const core = this.config.makeApiClient(k8s.CoreV1Api);
-    return (await this.request(() => core.patchNamespacedPod({ name, namespace, body: operations, fieldManager: FIELD_MANAGER }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.JsonPatch)))) as KubeObject;
+    return (await this.request(() => this.shared.core.patchNamespacedPod({ name, namespace, body: operations, fieldManager: FIELD_MANAGER }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.JsonPatch)))) as KubeObject;
   }
 
   /** True when a DELETE was accepted; false when the object was already gone. */
   async delete(ref: ObjectRef, request: DeleteRequest = {}): Promise<boolean> {
     try {
       await this.request(() =>
-        this.objects.delete(
+        this.shared.objects.delete(
           { apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name, namespace: ref.namespace } },
           undefined,
           undefined,
@@ -163,7 +192,7 @@ export class Kube {
 
   /** The versions the API server serves for a group (discovery). */
   async groupVersions(group: string): Promise<string[]> {
-    const groups = await this.request(() => this.config.makeApiClient(k8s.ApisApi).getAPIVersions());
+    const groups = await this.request(() => this.shared.apis.getAPIVersions());
     return groups.groups.find((g) => g.name === group)?.versions.map((v) => v.version) ?? [];
   }
 }

@@ -204,6 +204,11 @@ export class KubernetesDriver implements ComputeDriver {
     return this.reconciling;
   }
 
+  /** The shared watches' open watches and the objects waits are subscribed to now (tests and benchmarks read it). */
+  sharedWatchStats(): { watches: number; waitedObjects: number } {
+    return this.ctx.kube.watches.stats();
+  }
+
   /**
    * Abandons this instance where it stands, as a crash would: no further API call succeeds and
    * nothing is cleaned up. Tests use it to prove a fresh driver resumes any persisted phase.
@@ -220,6 +225,7 @@ export class KubernetesDriver implements ComputeDriver {
     this.lifetime.abort();
     clearTimeout(this.reconcileTimer);
     await Promise.all([this.reconciling, ...this.background]);
+    this.ctx.kube.close();
   }
 
   /** The sandbox's launch inputs; INVALID_ARGUMENT listing every problem. Sends no request. */

@@ -114,7 +114,7 @@ async function removePreviousSupervisor(ctx: DriverContext, namespace: string, n
   ctx.call.enter('waiting for the previous supervisor Pod to go');
   const ref = { apiVersion: 'v1', kind: 'Pod', namespace, name };
   const deadline = Date.now() + (ctx.config.supervisorGraceSeconds + ctx.config.apiHeadroomSeconds) * 1000;
-  const changes = ChangeSignal.open(ctx.kube.config, [{ path: `/api/v1/namespaces/${namespace}/pods`, name }]);
+  const changes = ChangeSignal.open(ctx.kube.watches, [{ path: `/api/v1/namespaces/${namespace}/pods`, name }]);
   try {
     for (let pod = await ctx.kube.get(ref); pod; pod = await ctx.kube.get(ref)) {
       if (pod.metadata?.annotations?.[ANNOTATION.generation] === generation) return;

@@ -152,7 +152,7 @@ export async function deleteSupervisorAndWait(ctx: DriverContext, cr: KubeObject
   const seconds = options.flatWaitSeconds ?? (pod.spec?.terminationGracePeriodSeconds ?? 30) + ctx.config.apiHeadroomSeconds;
   const deadline = Date.now() + seconds * 1000;
   const timeoutMessage = options.flatWaitSeconds !== undefined ? 'timed out waiting for supervisor Pod deletion' : `timed out after ${seconds}s waiting for supervisor Pod deletion`;
-  const changes = ChangeSignal.open(ctx.kube.config, [{ path: `/api/v1/namespaces/${state.namespace}/pods`, name: ref.name }]);
+  const changes = ChangeSignal.open(ctx.kube.watches, [{ path: `/api/v1/namespaces/${state.namespace}/pods`, name: ref.name }]);
   try {
     while (pod) {
       if (!pod.metadata?.deletionTimestamp) {
@@ -190,7 +190,7 @@ async function waitForWorkloadGone(ctx: DriverContext, cr: KubeObject): Promise<
   let interval = STOP_INITIAL_POLL_MS;
   const initial = readState(cr);
   const [group, version] = cr.apiVersion!.split('/');
-  const changes = ChangeSignal.open(ctx.kube.config, [
+  const changes = ChangeSignal.open(ctx.kube.watches, [
     { path: `/api/v1/namespaces/${initial.namespace}/pods`, name: initial.workloadPod },
     { path: `/apis/${group}/${version}/namespaces/${initial.namespace}/sandboxes`, name: initial.crName },
   ]);

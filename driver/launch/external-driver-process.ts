@@ -117,6 +117,11 @@ export class ExternalDriverProcess {
     }
   }
 
+  /** The driver process's id (what a benchmark samples the memory of); undefined once it could not be spawned. */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
   /** SIGKILL: the process group dies wherever it is, as a crash would leave it. SIGTERM: a clean stop. */
   async kill(signal: 'SIGKILL' | 'SIGTERM'): Promise<void> {
     const killGroup = (s: NodeJS.Signals) => {
