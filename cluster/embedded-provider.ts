@@ -26,7 +26,8 @@ export class EmbeddedProvider implements ClusterProvider {
     });
     this.clusters.set(request.lane, cluster);
     const realism = cluster.agentSandboxRealism!;
-    options.progress(`embedded: ready at ${cluster.url}; Agent Sandbox ${request.agentSandbox.version} controller: ${describeRealism(realism)}${realism.enabled ? ` (the same again: --seed ${realism.seed})` : ''}`);
+    // The seed is the run's (the lane runner prints it with what it drives); not repeated here.
+    options.progress(`embedded: ready at ${cluster.url}; Agent Sandbox ${request.agentSandbox.version} controller: ${describeRealism(realism)}`);
     return {
       provider: 'embedded',
       lane: request.lane,

@@ -20,7 +20,19 @@ export interface Lane {
     settings: DriverSettings;
     /** What the driver may do: its ServiceAccount's Role (sandbox namespace) and ClusterRole rules (driver-rbac.ts). */
     rbac: DriverRbac;
+    /**
+     * How many replicas of the driver run on the cluster at once (default 1), all with these
+     * settings and rules; the harness's gateway sends each call to one of them, picked by a
+     * generator seeded from the run's seed (`--seed`). Only an external deployment runs more than one.
+     */
+    replicas?: number;
   };
+  /**
+   * Playwright workers for the lane (default: the lane runner's). One where the drivers of tests
+   * running side by side would act on each other's sandboxes (reconciliation passes cover every
+   * sandbox of the namespace), which a test that changes its own driver's permissions cannot allow.
+   */
+  workers?: number;
   /** Operator mode: namespaces an operator fixture creates and labels before the run. */
   operator?: { label: string; workspaces: number };
   /**

@@ -17,7 +17,7 @@ test.describe('bad input: a clear message and a non-zero exit', () => {
   test('unknown lane', async () => {
     const run = await lane(['nope']);
     expect(run.exitCode).toBe(2);
-    expect(run.all).toContain('unknown lane "nope"; lanes: shared-v1alpha1 (v1alpha1), shared-v1beta1 (v1beta1), managed, operator, external');
+    expect(run.all).toContain('unknown lane "nope"; lanes: shared-v1alpha1 (v1alpha1), shared-v1beta1 (v1beta1), managed, operator, external, ha');
   });
 
   test('unknown driver', async () => {
@@ -53,10 +53,23 @@ test.describe('bad input: a clear message and a non-zero exit', () => {
   test('--realism and --seed: bad values, and a cluster that runs the real controller', async () => {
     expect((await lane(['v1beta1', '--realism', 'maybe'])).all).toContain('--realism must be "on" or "off", got "maybe"');
     expect((await lane(['v1beta1', '--seed', '1.5'])).all).toContain('--seed must be a whole number >= 0, got "1.5"');
-    expect((await lane(['v1beta1', '--realism', 'off', '--seed', '7'])).all).toContain('with --realism off there is nothing to seed');
+    expect((await lane(['v1beta1', '--realism', 'off', '--seed', '7'])).all).toContain('with --realism off and no such lane there is nothing to seed');
     const existing = await lane(['v1beta1', '--cluster', 'existing', '--seed', '7']);
     expect(existing.exitCode).toBe(2);
-    expect(existing.all).toContain("--realism and --seed set the timing of the embedded cluster's simulated Agent Sandbox controller; the existing cluster runs the real controller (choose --cluster embedded)");
+    expect(existing.all).toContain(
+      "--realism and --seed set the timing of the embedded cluster's simulated Agent Sandbox controller; the existing cluster runs the real controller (choose --cluster embedded; --seed seeds only the replica routing there, for lanes with driver replicas such as ha)",
+    );
+  });
+
+  test('--seed on a cluster with the real controller is taken for a lane with replicas: it seeds the routing alone', async () => {
+    // Past the seed check, the lane stops at the missing kubeconfig: the seed was accepted.
+    const kubeconfig = join(tmpdir(), `does-not-exist-${process.pid}`, 'kubeconfig');
+    const run = await lane(['ha', '--cluster', 'existing', '--seed', '7'], { KUBECONFIG: kubeconfig });
+    expect(run.all).not.toContain('--realism and --seed');
+    expect(run.all).toContain(`kubeconfig ${kubeconfig} does not exist`);
+    const realism = await lane(['ha', '--cluster', 'existing', '--realism', 'on', '--seed', '7'], { KUBECONFIG: kubeconfig });
+    expect(realism.exitCode).toBe(2);
+    expect(realism.all).toContain('the existing cluster runs the real controller (choose --cluster embedded)');
   });
 
   test('a driver socket nobody listens on', async () => {
@@ -98,6 +111,7 @@ test('--list needs no cluster: lanes, the scenarios as Playwright lists them, an
   const run = await lane(['--list']);
   expect(run.exitCode, run.all).toBe(0);
   expect(run.stdout).toContain('shared-v1beta1   Agent Sandbox v0.5.0 (v1beta1), driver shared mode in-process; alias v1beta1');
+  expect(run.stdout).toContain('ha               Agent Sandbox v0.5.0 (v1beta1), driver shared mode external x2 replicas');
   expect(run.stdout).toMatch(/Scenarios \(each runs in every lane\)\n  scenarios\/sandbox-lifecycle\/\S+\.spec\.ts:\d+:\d+ › /);
   expect(run.stdout).toContain('stop-ordering.spec.ts');
   const invariants = run.stdout.slice(run.stdout.indexOf('\nInvariants\n'));

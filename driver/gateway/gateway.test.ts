@@ -11,7 +11,8 @@ import { FakeDriver } from '../grpc/test-kit.ts';
 import { Gateway } from './gateway.ts';
 import { GatewayError } from './gateway-call.ts';
 import { derivePhase, observedPhase } from './phase.ts';
-import { seededPicker } from './replica-picker.ts';
+import { derivedSeed, seededPicker } from './replica-picker.ts';
+import type { Route } from './gateway.ts';
 
 const gateways: Gateway[] = [];
 test.afterEach(async () => {
@@ -142,4 +143,68 @@ test('calls are routed over several driver replicas as the seed says, and a wait
   const created = await g.create({ name: 'demo', command: [] });
   expect(created.phase).toBe('Ready');
   expect(replicas.flatMap((r) => r.calls).filter((c) => c.method === 'createSandbox')).toHaveLength(1);
+});
+
+test('the picker draws among the eligible replicas only; the same seed and the same replicas down give the same sequence', () => {
+  const draw = (seed: number) => {
+    const p = seededPicker(3, seed);
+    return Array.from({ length: 30 }, (_, i) => p.next(i < 10 ? undefined : [0, 2]));
+  };
+  expect(draw(5)).toEqual(draw(5));
+  expect(draw(5).slice(10).every((i) => i === 0 || i === 2)).toBe(true);
+  expect(new Set(draw(5).slice(10))).toEqual(new Set([0, 2]));
+  expect(seededPicker(3, 5).next([1])).toBe(1);
+  expect(() => seededPicker(3, 5).next([])).toThrow('no driver replica is left to pick');
+});
+
+test('a seed derived from the run seed and an identity: stable, and different for another identity or run seed', () => {
+  const seed = derivedSeed(20260915, 'a.spec.ts › test #0');
+  expect(seed).toBe(derivedSeed(20260915, 'a.spec.ts › test #0'));
+  expect(Number.isSafeInteger(seed) && seed >= 0 && seed < 2 ** 32).toBe(true);
+  expect(derivedSeed(20260915, 'a.spec.ts › test #1')).not.toBe(seed);
+  expect(derivedSeed(20260916, 'a.spec.ts › test #0')).not.toBe(seed);
+  expect(() => derivedSeed(1.5, 'x')).toThrow('the run seed must be an integer, got 1.5');
+});
+
+/** Two replicas fronting one store, and a gateway over them that records its routes. */
+function twoReplicas(seed: number) {
+  const replicas = [new FakeDriver(), new FakeDriver()];
+  replicas[1].sandboxes = replicas[0].sandboxes as never;
+  const routes: Route[] = [];
+  const g = new Gateway({ clients: replicas, seed, pollIntervalMs: 50, onRoute: (r) => routes.push(r) });
+  gateways.push(g);
+  return { replicas, routes, g };
+}
+
+test('the same seed routes the same calls to the same replicas; each route is reported as the call is sent', async () => {
+  const sequence = async (seed: number) => {
+    const { routes, g } = twoReplicas(seed);
+    const created = await g.create({ name: 'demo', command: [] });
+    await g.get(created.id);
+    await g.stop(created.id);
+    await g.start(created.id);
+    for (let i = 0; i < 6; i++) await g.list();
+    return routes.map((r) => `${r.operation}:${r.replica}`);
+  };
+  const first = await sequence(99);
+  expect(first).toEqual(await sequence(99));
+  expect(first.map((r) => r.split(':')[0])).toEqual(['create', 'get', 'stop', 'start', 'list', 'list', 'list', 'list', 'list', 'list']);
+  expect(new Set(first.map((r) => r.split(':')[1]))).toEqual(new Set(['0', '1']));
+  const { routes, g } = twoReplicas(99);
+  void g.list();
+  expect(routes, 'reported synchronously, before the call returns').toHaveLength(1);
+});
+
+test('a pinned call goes to its replica; a retired replica gets no more picked calls', async () => {
+  const { replicas, routes, g } = twoReplicas(3);
+  const created = await g.create({ name: 'demo', command: [] }, { replica: 1 });
+  expect(routes[0]).toEqual({ operation: 'create', sandboxId: created.id, replica: 1, pinned: true });
+  expect(replicas[1].calls.some((c) => c.method === 'createSandbox')).toBe(true);
+  await g.retire(0);
+  for (let i = 0; i < 8; i++) await g.list();
+  expect(routes.slice(1).map((r) => r.replica)).toEqual(Array(8).fill(1));
+  expect(replicas[0].calls.filter((c) => c.method === 'listSandboxes')).toHaveLength(0);
+  await expect(g.list({ replica: 2 })).rejects.toThrow('no driver replica 2: the gateway has 2 (0-1)');
+  await g.retire(1);
+  await expect(g.list()).rejects.toThrow('every driver replica (2) is down');
 });

@@ -5,8 +5,9 @@
  * for the state a lifecycle call promises — Ready after create and start, Stopped after stop,
  * gone after delete — through WatchSandboxes, with GetSandbox as the fallback. Every call runs
  * under a deadline (the caller's, else `defaultDeadlineMs`); one that runs out fails naming its
- * stage and what the driver last showed. Each call goes to one of the driver clients, picked by
- * a seeded picker (one client: always it).
+ * stage and what the driver last showed. Each call goes to one of the driver clients (replicas),
+ * picked by a seeded picker among those not retired (one client: always it), or to the one the
+ * caller pins; every routing is reported to `onRoute`.
  */
 import { randomBytes } from 'node:crypto';
 import { DriverError, type CallOptions, type ComputeDriver, type DriverCapabilities, type DriverCondition, type DriverSandbox, type JsonObject } from '../compute-driver.ts';
@@ -55,6 +56,21 @@ export interface GatewayOptions {
   defaultDeadlineMs?: number;
   /** How often a wait asks GetSandbox when the watch brings nothing (default 1000). */
   pollIntervalMs?: number;
+  /** Told where each call went, as it is sent (for a failing test's routing record). */
+  onRoute?: (route: Route) => void;
+}
+
+/** Where one call went: the replica's index among `clients`, and whether the caller pinned it there. */
+export interface Route {
+  operation: string;
+  sandboxId?: string;
+  replica: number;
+  pinned: boolean;
+}
+
+/** A call's deadline and signal, and optionally the replica (index among `clients`) it must go to. */
+export interface RouteOptions extends CallOptions {
+  replica?: number;
 }
 
 const NOT_FOUND = (error: unknown) => error instanceof DriverError && error.code === 'NOT_FOUND';
@@ -65,6 +81,8 @@ export class Gateway {
   private readonly picker: ReplicaPicker;
   /** The transitions this gateway is carrying out, by sandbox id (OpenShell stores them as phases). */
   private readonly transitions = new Map<string, Transition>();
+  /** Replicas known to be down (SIGKILLed): the picker leaves them out. */
+  private readonly retired = new Set<number>();
 
   constructor(private readonly options: GatewayOptions) {
     this.seed = options.seed ?? randomBytes(4).readUInt32BE();
@@ -72,17 +90,33 @@ export class Gateway {
     this.feeds = options.clients.map((client) => new SnapshotFeed(client));
   }
 
-  /** The driver the next call goes to, and its feed. */
-  private pick(): SnapshotFeed {
-    return this.feeds[this.picker.next()];
+  /** The replica a call goes to: the pinned one, else the picker's choice among those not retired. */
+  private route(operation: string, sandboxId: string | undefined, pinned: number | undefined): SnapshotFeed {
+    if (pinned !== undefined && !(Number.isInteger(pinned) && pinned >= 0 && pinned < this.feeds.length)) {
+      throw new Error(`no driver replica ${pinned}: the gateway has ${this.feeds.length} (0-${this.feeds.length - 1})`);
+    }
+    const live = this.feeds.map((_, i) => i).filter((i) => !this.retired.has(i));
+    if (pinned === undefined && live.length === 0) throw new DriverError('UNAVAILABLE', `every driver replica (${this.feeds.length}) is down`);
+    const replica = pinned ?? this.picker.next(live);
+    this.options.onRoute?.({ operation, sandboxId, replica, pinned: pinned !== undefined });
+    return this.feeds[replica];
   }
 
-  capabilities(options?: CallOptions): Promise<DriverCapabilities> {
+  /**
+   * Takes a replica out of the routing (it was killed): later calls go to the others, its watch
+   * is ended. A call already on it fails as its connection does.
+   */
+  async retire(replica: number): Promise<void> {
+    this.retired.add(replica);
+    await this.feeds[replica]?.close();
+  }
+
+  capabilities(options?: RouteOptions): Promise<DriverCapabilities> {
     return this.run('capabilities', options, undefined, (call, feed) => feed.client.getCapabilities(call.options));
   }
 
   /** ValidateSandboxCreate only (with an id minted as for a create). */
-  validate(request: SandboxRequest, options?: CallOptions): Promise<void> {
+  validate(request: SandboxRequest, options?: RouteOptions): Promise<void> {
     return this.run('validate', options, undefined, async (call, feed) => {
       call.enter('ValidateSandboxCreate');
       await feed.client.validateSandboxCreate(this.driverSandbox(randomBytes(8).toString('hex'), request), call.options);
@@ -90,7 +124,7 @@ export class Gateway {
   }
 
   /** Mints the id, ValidateSandboxCreate, EnsureWorkspace, CreateSandbox; resolves once the sandbox is Ready. */
-  create(request: SandboxRequest, options?: CallOptions): Promise<Sandbox> {
+  create(request: SandboxRequest, options?: RouteOptions): Promise<Sandbox> {
     const id = randomBytes(8).toString('hex');
     return this.run('create', options, id, async (call, feed) => {
       const sandbox = this.driverSandbox(id, request);
@@ -110,7 +144,7 @@ export class Gateway {
     });
   }
 
-  get(id: string, options?: CallOptions): Promise<Sandbox> {
+  get(id: string, options?: RouteOptions): Promise<Sandbox> {
     return this.run('get', options, id, async (call, feed) => {
       call.enter('GetSandbox');
       const sandbox = await feed.client.getSandbox({ sandboxId: id }, call.options);
@@ -119,7 +153,7 @@ export class Gateway {
     });
   }
 
-  list(options?: CallOptions): Promise<Sandbox[]> {
+  list(options?: RouteOptions): Promise<Sandbox[]> {
     return this.run('list', options, undefined, async (call, feed) => {
       call.enter('ListSandboxes');
       return (await feed.client.listSandboxes(call.options)).map((s) => this.view(s));
@@ -127,7 +161,7 @@ export class Gateway {
   }
 
   /** StopSandbox; resolves once the sandbox shows Stopped. */
-  stop(id: string, options?: CallOptions): Promise<Sandbox> {
+  stop(id: string, options?: RouteOptions): Promise<Sandbox> {
     return this.run('stop', options, id, (call, feed) =>
       this.transition(id, 'stop', async () => {
         call.enter('StopSandbox');
@@ -138,7 +172,7 @@ export class Gateway {
   }
 
   /** StartSandbox with a newly minted generation id; resolves once the sandbox is Ready again. */
-  start(id: string, options?: CallOptions): Promise<Sandbox> {
+  start(id: string, options?: RouteOptions): Promise<Sandbox> {
     const generationId = randomBytes(32).toString('hex');
     return this.run('start', options, id, (call, feed) =>
       this.transition(id, 'start', async () => {
@@ -150,7 +184,7 @@ export class Gateway {
   }
 
   /** DeleteSandbox; when the driver deleted something, resolves true once the watch says `deleted` (or GetSandbox NOT_FOUND). */
-  delete(id: string, options?: CallOptions): Promise<boolean> {
+  delete(id: string, options?: RouteOptions): Promise<boolean> {
     return this.run('delete', options, id, (call, feed) =>
       this.transition(id, 'delete', async () => {
         call.enter('DeleteSandbox');
@@ -215,13 +249,13 @@ export class Gateway {
     }
   }
 
-  private async run<T>(operation: string, options: CallOptions | undefined, id: string | undefined, work: (call: GatewayCall, feed: SnapshotFeed) => Promise<T>): Promise<T> {
+  private async run<T>(operation: string, options: RouteOptions | undefined, id: string | undefined, work: (call: GatewayCall, feed: SnapshotFeed) => Promise<T>): Promise<T> {
     const deadline = options?.deadline ?? Date.now() + (this.options.defaultDeadlineMs ?? 600_000);
     const call = new GatewayCall(operation, deadline, options?.signal, (sid) => this.lastSeen(sid));
     call.sandboxId = id;
     try {
       call.check();
-      const feed = this.pick();
+      const feed = this.route(operation, id, options?.replica);
       return await work(call, feed);
     } catch (error) {
       throw call.failure(error);

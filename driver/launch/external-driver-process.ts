@@ -93,27 +93,30 @@ export class ExternalDriverProcess {
     return started;
   }
 
-  /** Polls GetCapabilities until it answers; fails when the process exits first or the deadline passes. */
+  /**
+   * Polls GetCapabilities until it answers; fails when the process exits first or the deadline
+   * passes. Each attempt uses a fresh client: a gRPC channel that failed to connect (no socket
+   * yet) backs off before it tries again (1 s, growing 1.6x), so one channel reused across a
+   * slow start could sleep past a driver that is long since serving.
+   */
   private async untilServing(deadlineMs: number): Promise<DriverCapabilities> {
     let exited: string | undefined;
     void this.child.then((result) => (exited = `exit ${result.exitCode ?? result.signal}`));
-    const probe = new GrpcDriverClient(this.socket, { deadlineMs: 2_000, connectTimeoutMs: 1_000 });
     const deadline = Date.now() + deadlineMs;
     let last = 'not tried';
-    try {
-      for (;;) {
-        if (exited) throw new Error(`the external driver exited before it served GetCapabilities on ${this.socket} (${exited}): ${this.output().trim()}`);
-        try {
-          return await probe.getCapabilities();
-        } catch (error) {
-          if (!(error instanceof DriverError && error.code === 'UNAVAILABLE')) throw error;
-          last = error.message;
-        }
-        if (Date.now() > deadline) throw new Error(`the external driver did not answer GetCapabilities on ${this.socket} within ${deadlineMs} ms (last: ${last}): ${this.output().trim()}`);
-        await sleep(50);
+    for (;;) {
+      if (exited) throw new Error(`the external driver exited before it served GetCapabilities on ${this.socket} (${exited}): ${this.output().trim()}`);
+      const probe = new GrpcDriverClient(this.socket, { deadlineMs: 2_000, connectTimeoutMs: 1_000 });
+      try {
+        return await probe.getCapabilities();
+      } catch (error) {
+        if (!(error instanceof DriverError && error.code === 'UNAVAILABLE')) throw error;
+        last = error.message;
+      } finally {
+        await probe.close();
       }
-    } finally {
-      await probe.close();
+      if (Date.now() > deadline) throw new Error(`the external driver did not answer GetCapabilities on ${this.socket} within ${deadlineMs} ms (last: ${last}): ${this.output().trim()}`);
+      await sleep(50);
     }
   }
 

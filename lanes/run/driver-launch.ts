@@ -5,6 +5,15 @@ import type { DriverLaunch } from '../../driver/launch/open-driver.ts';
 import type { Lane } from '../lane-declaration.ts';
 import type { DriverUnderTest } from './lane-run.ts';
 
+/**
+ * How many replicas of the driver the harness runs for the lane: the lane's count, each started
+ * the same way (the harness's driver, or the `exec=` command, once per replica); one for a
+ * driver served on a socket, which the harness did not start and cannot multiply.
+ */
+export function driverReplicas(driver: DriverUnderTest, lane: Lane): number {
+  return driver.kind === 'socket' ? 1 : (lane.driver.replicas ?? 1);
+}
+
 export function driverLaunch(driver: DriverUnderTest, lane: Lane, cluster: { kubeconfig: k8s.KubeConfig; kubeconfigPath: string }): DriverLaunch {
   const { workspaceMode, deployment, settings } = lane.driver;
   switch (driver.kind) {

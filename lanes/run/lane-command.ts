@@ -3,6 +3,7 @@
  * runner. Parses and checks the options (a clear message and exit 2 on bad input), prints
  * `--help` and `--list`, picks the cluster provider, then runs the lanes.
  */
+import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -23,7 +24,7 @@ interface LaneCommandContext {
 }
 
 const HELP = `Usage: npm run lane -- <lane>... [options] [-- <playwright args>]
-       npm run lanes [-- options]          (all five lanes)
+       npm run lanes [-- options]          (all ${LANES.length} lanes)
        npm run lane -- --list              (lanes, scenarios and invariants)
 
 Lanes: ${LANES.map((l) => (l.aliases.length ? `${l.name} (alias ${l.aliases.join(', ')})` : l.name)).join(', ')}
@@ -39,8 +40,13 @@ Options:
   --realism on|off                   embedded cluster: the Agent Sandbox controller's real-cluster
                                      timing (lagging cache, reconcile latency, conflict retries);
                                      default on
-  --seed N                           embedded cluster: the seed of that timing (printed at lane
-                                     start); the same seed replays the same lags and latencies
+  --seed N                           the run's one seed (default: drawn; printed at lane start
+                                     and in summary.md). It seeds the embedded cluster's controller
+                                     timing and, in lanes with driver replicas (ha), the routing of
+                                     each call to a replica (per test: derived from N and the
+                                     test's title and repeat index). The same seed replays both.
+                                     On kind and existing clusters only for lanes with replicas
+                                     (routing alone)
   --driver reference|suspend-first|exec=<command>|external=<socket>
                                      the driver under test (default: reference). suspend-first is
                                      the pre-#3424 ordering defect: the suite must fail on it.
@@ -114,7 +120,10 @@ export async function runLaneCommand(argv: string[], context: LaneCommandContext
     fail((error as Error).message);
   }
   if (lanes.length === 0) fail('name a lane (or --all)');
-  const agentSandboxRealism = realismOption(values.realism, values.seed);
+  const realism = realismOption(values.realism);
+  const seed = seedOption(values.seed);
+  const routed = lanes.some((lane) => (lane.driver.replicas ?? 1) > 1);
+  if (realism === 'off' && seed !== undefined && !routed) fail('--seed seeds the realism (and the routing of lanes with driver replicas); with --realism off and no such lane there is nothing to seed');
 
   const driver = driverUnderTest(values.driver ?? 'reference');
   if (driver.kind === 'socket') await assertListening(driver.socket);
@@ -132,12 +141,16 @@ export async function runLaneCommand(argv: string[], context: LaneCommandContext
     fail((error as Error).message);
   }
   process.stdout.write(`cluster: ${chosen.provider.name} (${chosen.reason})\n`);
-  if (agentSandboxRealism && chosen.provider.name !== 'embedded') {
-    fail(`--realism and --seed set the timing of the embedded cluster's simulated Agent Sandbox controller; the ${chosen.provider.name} cluster runs the real controller (choose --cluster embedded)`);
+  const embedded = chosen.provider.name === 'embedded';
+  if (!embedded && (realism !== undefined || (seed !== undefined && !routed))) {
+    fail(`--realism and --seed set the timing of the embedded cluster's simulated Agent Sandbox controller; the ${chosen.provider.name} cluster runs the real controller (choose --cluster embedded${seed !== undefined && realism === undefined ? '; --seed seeds only the replica routing there, for lanes with driver replicas such as ha' : ''})`);
   }
+  // One seed per run, for the controller's timing and the replica routing alike.
+  const runSeed = seed ?? randomBytes(4).readUInt32BE();
   return runLanes({
     lanes,
-    agentSandboxRealism,
+    seed: runSeed,
+    agentSandboxRealism: embedded ? (realism === 'off' ? { enabled: false } : { enabled: true, seed: runSeed }) : undefined,
     provider: chosen.provider,
     driver,
     roles,
@@ -149,14 +162,18 @@ export async function runLaneCommand(argv: string[], context: LaneCommandContext
   });
 }
 
-/** `--realism on|off` and `--seed N` as the request's realism; undefined when neither is given (the cluster's default: on, a random seed). */
-function realismOption(realism: string | undefined, seed: string | undefined): { enabled: boolean; seed?: number } | undefined {
-  if (realism === undefined && seed === undefined) return undefined;
+/** `--realism on|off`; undefined when not given (on for the embedded cluster). */
+function realismOption(realism: string | undefined): 'on' | 'off' | undefined {
   if (realism !== undefined && realism !== 'on' && realism !== 'off') fail(`--realism must be "on" or "off", got "${realism}"`);
-  const n = seed === undefined ? undefined : Number(seed);
-  if (seed !== undefined && (!/^\d+$/.test(seed) || !Number.isSafeInteger(n))) fail(`--seed must be a whole number >= 0, got "${seed}"`);
-  if (realism === 'off' && seed !== undefined) fail('--seed seeds the realism; with --realism off there is nothing to seed');
-  return { enabled: realism !== 'off', seed: n };
+  return realism;
+}
+
+/** `--seed N`: a whole number; undefined when not given (the run draws one). */
+function seedOption(seed: string | undefined): number | undefined {
+  if (seed === undefined) return undefined;
+  const n = Number(seed);
+  if (!/^\d+$/.test(seed) || !Number.isSafeInteger(n)) fail(`--seed must be a whole number >= 0, got "${seed}"`);
+  return n;
 }
 
 function driverUnderTest(flag: string): DriverUnderTest {
@@ -185,7 +202,8 @@ async function assertListening(socket: string): Promise<void> {
 async function printList({ invariants }: LaneCommandContext): Promise<void> {
   process.stdout.write('Lanes\n');
   for (const lane of LANES) {
-    process.stdout.write(`  ${lane.name.padEnd(16)} Agent Sandbox ${lane.agentSandbox.version} (${lane.agentSandbox.apiVersion}), driver ${lane.driver.workspaceMode} mode ${lane.driver.deployment}${lane.aliases.length ? `; alias ${lane.aliases.join(', ')}` : ''}\n`);
+    const replicas = (lane.driver.replicas ?? 1) > 1 ? ` x${lane.driver.replicas} replicas` : '';
+    process.stdout.write(`  ${lane.name.padEnd(16)} Agent Sandbox ${lane.agentSandbox.version} (${lane.agentSandbox.apiVersion}), driver ${lane.driver.workspaceMode} mode ${lane.driver.deployment}${replicas}${lane.aliases.length ? `; alias ${lane.aliases.join(', ')}` : ''}\n`);
     for (const l of lane.lacks) process.stdout.write(`    lacks ${l.capability}: ${l.reason}\n`);
   }
   // Without a run value the config has one scenario project, `scenarios`; listing needs no cluster.

@@ -2,6 +2,7 @@ import { expect, test } from '@playwright/test';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ha } from '../ha.ts';
 import { sharedV1beta1 } from '../shared-v1beta1.ts';
 import { describeDriver, LANE_RUN_ENV, readLaneRun, writeLaneRun, type LaneRun } from './lane-run.ts';
 
@@ -10,6 +11,7 @@ const run: LaneRun = {
   cluster: { provider: 'embedded', lane: 'shared-v1beta1', name: 'embedded-shared-v1beta1', kubeconfigPath: '/k/kubeconfig', capabilities: ['admission-policy'], lacks: [] },
   driver: { kind: 'harness', variant: 'suspend-first' },
   reportDir: '/r/shared-v1beta1',
+  seed: 20260915,
 };
 
 test('the run value crosses as JSON through one environment variable, unchanged', () => {
@@ -32,4 +34,6 @@ test('reports name the driver under test', () => {
   expect(describeDriver({ kind: 'harness', variant: 'reference' }, { ...sharedV1beta1, driver: { ...sharedV1beta1.driver, deployment: 'external' } })).toBe('reference, as an external process');
   const socket = join(tmpdir(), 'd.sock');
   expect(describeDriver({ kind: 'socket', socket })).toBe(`external at ${socket}`);
+  expect(describeDriver({ kind: 'harness', variant: 'reference' }, ha)).toBe('reference, 2 replicas as external processes');
+  expect(describeDriver({ kind: 'exec', command: 'my-driver' }, ha)).toBe('external: my-driver (2 replicas)');
 });

@@ -30,6 +30,12 @@ export interface LaneRun {
   driverAccess?: DriverAccess;
   /** reports/<lane>/: html/, junit.xml, results.json, summary.md. */
   reportDir: string;
+  /**
+   * The run's seed (`--seed`, else drawn and printed): each test seeds its gateway's replica
+   * routing with a seed derived from it and the test's identity; on the embedded cluster it is
+   * also the seed of the simulated controller's timing.
+   */
+  seed: number;
 }
 
 export function writeLaneRun(path: string, run: LaneRun): void {
@@ -50,6 +56,8 @@ export function readLaneRun(env: NodeJS.ProcessEnv = process.env): LaneRun | und
 /** How reports and the summary name the driver under test. */
 export function describeDriver(driver: DriverUnderTest, lane?: Lane): string {
   if (driver.kind === 'socket') return `external at ${driver.socket}`;
-  if (driver.kind === 'exec') return `external: ${driver.command}`;
-  return `${driver.variant}${lane?.driver.deployment === 'external' ? ', as an external process' : ''}`;
+  const replicas = lane?.driver.replicas ?? 1;
+  if (driver.kind === 'exec') return `external: ${driver.command}${replicas > 1 ? ` (${replicas} replicas)` : ''}`;
+  if (lane?.driver.deployment !== 'external') return driver.variant;
+  return `${driver.variant}, ${replicas > 1 ? `${replicas} replicas as external processes` : 'as an external process'}`;
 }

@@ -10,6 +10,7 @@ import type { ClusterHandle, ClusterProvider, FixtureImage, ProviderOptions } fr
 import type { RoleSelectors } from '../../driver/role-selectors.ts';
 import type { Lane } from '../lane-declaration.ts';
 import { announceDriver } from './announce-driver.ts';
+import { driverReplicas } from './driver-launch.ts';
 import { driverIdentityName, grantDriverAccess, revokeDriverAccess, type DriverAccess } from '../setup/driver-access.ts';
 import { prepareOperatorWorkspaces } from '../setup/operator-namespaces.ts';
 import { describeDriver, LANE_RUN_ENV, writeLaneRun, type DriverUnderTest } from './lane-run.ts';
@@ -24,6 +25,8 @@ interface LaneRunOptions {
   lanes: Lane[];
   /** The embedded cluster's Agent Sandbox controller timing (`--realism`, `--seed`); the cluster's default when absent. */
   agentSandboxRealism?: { enabled: boolean; seed?: number };
+  /** The run's one seed (`--seed`, else drawn): the controller's timing (above) and every test's replica routing. */
+  seed: number;
   provider: ClusterProvider;
   driver: DriverUnderTest;
   /** `--roles FILE`: replaces every lane's role selectors. */
@@ -96,9 +99,11 @@ export async function runLanes(options: LaneRunOptions): Promise<number> {
       }
       const runPath = join(opts.workDir, 'run.json');
       opts.progress(await announceDriver(driver, lane, handle.kubeconfigPath));
-      writeLaneRun(runPath, { lane: options.roles ? { ...lane, roles: options.roles } : lane, cluster: handle, driver, driverAccess, reportDir });
+      const seeded = seedUse(lane, driver, options);
+      if (seeded) opts.progress(`seed ${options.seed}: ${seeded}; the same again: --seed ${options.seed}`);
+      writeLaneRun(runPath, { lane: options.roles ? { ...lane, roles: options.roles } : lane, cluster: handle, driver, driverAccess, reportDir, seed: options.seed });
       opts.progress(`running scenarios (driver: ${describeDriver(driver, lane)})`);
-      const workers = options.playwrightArgs.some((a) => a.startsWith('--workers') || a === '-j') ? [] : ['--workers', String(LANE_WORKERS)];
+      const workers = options.playwrightArgs.some((a) => a.startsWith('--workers') || a === '-j') ? [] : ['--workers', String(lane.workers ?? LANE_WORKERS)];
       running = execa(join(ROOT, 'node_modules/.bin/playwright'), ['test', '--project', lane.name, ...workers, ...options.playwrightArgs], {
         cwd: ROOT,
         stdio: 'inherit',
@@ -113,7 +118,8 @@ export async function runLanes(options: LaneRunOptions): Promise<number> {
       const column = lane.name.endsWith(`-${lane.agentSandbox.version}`) ? lane.name : `${lane.name} (${lane.agentSandbox.version})`;
       results.set(column, outcomes);
       const cluster = `${provider.name}${handle.agentSandboxRealism ? `, ${handle.agentSandboxRealism}` : ''}`;
-      writeFileSync(join(reportDir, 'summary.md'), `### ${lane.name}: ${releaseOf(lane)} on ${cluster}; driver: ${describeDriver(driver, lane)}\n\n${summaryTable(new Map([[column, outcomes]]))}\n`);
+      const routing = driverReplicas(driver, lane) > 1 ? `; replica routing: seed ${options.seed}` : '';
+      writeFileSync(join(reportDir, 'summary.md'), `### ${lane.name}: ${releaseOf(lane)} on ${cluster}; driver: ${describeDriver(driver, lane)}${routing}\n\n${summaryTable(new Map([[column, outcomes]]))}\n`);
       if (result.exitCode !== 0) {
         failed = true;
         if (provider.exportLogs) {
@@ -144,6 +150,12 @@ export async function runLanes(options: LaneRunOptions): Promise<number> {
     process.stdout.write(`\nLane x scenario (driver: ${driver.kind === 'harness' ? driver.variant : 'external'}; reports in reports/<lane>/)\n\n${summaryTable(results)}\n\n`);
   }
   return failed ? 1 : 0;
+}
+
+/** What the run's seed drives in this lane, or undefined when nothing (no realism, one replica). */
+function seedUse(lane: Lane, driver: DriverUnderTest, options: LaneRunOptions): string | undefined {
+  const uses = [options.agentSandboxRealism?.enabled && "the embedded controller's timing", driverReplicas(driver, lane) > 1 && 'the routing of each call to a driver replica (per test: derived from this seed, the title and the repeat index)'].filter(Boolean);
+  return uses.length ? uses.join(' and ') : undefined;
 }
 
 /** `Agent Sandbox v0.5.0 (Sandbox API v1beta1)`: what every report names the lane's release by. */
