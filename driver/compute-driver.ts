@@ -122,8 +122,14 @@ export interface StartSandboxRequest extends SandboxRef {
   generationId?: string;
 }
 
-/** `suspend-first` is the pre-#3424 ordering defect, kept so the suite can prove it catches it. */
-export type DriverVariant = 'reference' | 'suspend-first';
+/**
+ * Seeded defects, kept so the suite can prove it catches them (never the default):
+ * `suspend-first` is the pre-#3424 ordering defect; `headroom-deadline` keeps the order but gives
+ * the supervisor's deletion a deadline of API headroom only, ignoring its grace period, and then
+ * suspends anyway (issue 11 defect b).
+ */
+export const DRIVER_VARIANTS = ['reference', 'suspend-first', 'headroom-deadline'] as const;
+export type DriverVariant = (typeof DRIVER_VARIANTS)[number];
 
 export type WorkspaceMode = 'shared' | 'managed' | 'operator';
 

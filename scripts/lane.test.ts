@@ -23,7 +23,7 @@ test.describe('bad input: a clear message and a non-zero exit', () => {
   test('unknown driver', async () => {
     const run = await lane(['v1beta1', '--driver', 'bogus']);
     expect(run.exitCode).toBe(2);
-    expect(run.all).toContain('unknown driver "bogus"; choose reference, suspend-first, exec=<command> or external=<socket>');
+    expect(run.all).toContain('unknown driver "bogus"; choose reference, suspend-first, headroom-deadline, exec=<command> or external=<socket>');
   });
 
   test('an exec driver without a command, and a roles file that is not one', async () => {

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { DriverVariant, WorkspaceMode } from '../compute-driver.ts';
+import { DRIVER_VARIANTS, type DriverVariant, type WorkspaceMode } from '../compute-driver.ts';
 import type { KubernetesDriver } from '../kubernetes/kubernetes-driver.ts';
 import { fail, nonNegativeInteger, oneOf, usage, type OptionValues } from './options.ts';
 
@@ -10,7 +10,7 @@ export async function configuredDriver(
   settings: { reconcileIntervalMs?: number; supervisorGraceSeconds?: number; workloadGraceSeconds?: number; log: (line: string) => void },
 ): Promise<KubernetesDriver> {
   const workspaceMode = oneOf<WorkspaceMode>(values, 'mode', ['shared', 'managed', 'operator']);
-  const variant = oneOf<DriverVariant>(values, 'variant', ['reference', 'suspend-first']);
+  const variant = oneOf<DriverVariant>(values, 'variant', [...DRIVER_VARIANTS]);
   const apiHeadroomSeconds = nonNegativeInteger(values, 'api-headroom');
   const { reconcileIntervalMs, supervisorGraceSeconds, workloadGraceSeconds, log } = settings;
   if (values.namespace !== undefined && values.namespace.trim() === '') usage('--namespace must not be empty');

@@ -18,8 +18,9 @@ Serving
   --mode shared|managed|operator
                                 workspace mode (default: shared)
   --namespace NS                shared mode: the namespace sandboxes live in (default: openshell)
-  --variant reference|suspend-first
-                                stop ordering; suspend-first is the pre-#3424 defect (default: reference)
+  --variant reference|suspend-first|headroom-deadline
+                                stop ordering; suspend-first is the pre-#3424 defect, headroom-deadline
+                                waits for the supervisor only the API headroom (default: reference)
   --supervisor-grace N          supervisor Pod terminationGracePeriodSeconds (default: 30)
   --workload-grace N            workload Pod terminationGracePeriodSeconds (default: 30)
   --api-headroom N              seconds of API headroom added to grace periods in deadlines (default: 30)

@@ -295,9 +295,15 @@ export class Gateway {
     }
   }
 
-  /** The sandbox once it shows `wanted`; undefined while it does not yet; throws when it never will. */
+  /**
+   * The sandbox once it shows `wanted`; undefined while it does not yet; throws when it never
+   * will: it became Error or Deleting, or (waiting for Ready) the driver reports `StartFailed=True`.
+   */
   private settled(sandbox: DriverSandbox | undefined, wanted: 'Ready' | 'Stopped', id: string): Sandbox | undefined {
     if (!sandbox) throw new DriverError('NOT_FOUND', `sandbox ${id} was deleted while the gateway waited for it to become ${wanted}`);
+    const startFailed = wanted === 'Ready' ? sandbox.status?.conditions.find((c) => c.type === 'StartFailed' && c.status === 'True') : undefined;
+    // The driver failed the generation at a stage of its own (e.g. supervisor readiness): its words, naming the stage.
+    if (startFailed) throw new DriverError('FAILED_PRECONDITION', `sandbox ${id}: ${startFailed.message}`);
     const observed = observedPhase(sandbox);
     if (observed === wanted) return this.view(sandbox);
     if (observed === 'Error' || observed === 'Deleting') {

@@ -28,6 +28,15 @@ export type Standing =
   | { kind: 'superseded'; what: string };
 
 const READY_WAIT = 'waiting for the sandbox to become Ready';
+/** The stage with its own deadline (OpenShell#3566): the Sandbox is Ready, its supervisor is not. */
+export const SUPERVISOR_READY_WAIT = 'waiting for supervisor readiness';
+
+/** A generation's supervisor did not become Ready within its stage deadline (`supervisorReadySeconds`). */
+export class SupervisorReadinessTimeout extends DriverError {
+  constructor(message: string) {
+    super('UNAVAILABLE', message);
+  }
+}
 const RELEASE_WAIT = 'waiting for the generation to be released';
 
 const COMPLETION = {
@@ -85,7 +94,7 @@ async function supervisorReady(ctx: DriverContext, cr: KubeObject): Promise<bool
 export async function advanceGeneration(ctx: DriverContext, cr: KubeObject, generation: string, operation: GenerationOperation): Promise<{ cr: KubeObject; standing: Standing }> {
   const now = standing(cr, generation, operation);
   if (now.kind !== 'completable') return { cr, standing: now };
-  if (!(await supervisorReady(ctx, cr))) return { cr, standing: { kind: 'pending', waiting: 'waiting for the supervisor Pod to become Ready' } };
+  if (!(await supervisorReady(ctx, cr))) return { cr, standing: { kind: 'pending', waiting: SUPERVISOR_READY_WAIT } };
   const after = await transition(ctx, cr, 'completing the bootstrap', (current) => (standing(current, generation, operation).kind === 'completable' ? COMPLETION : null));
   return { cr: after, standing: standing(after, generation, operation) };
 }
@@ -101,7 +110,9 @@ function installed(now: Standing): boolean {
  * is released (a start that joins another replica's start of the same generation). Wakes on
  * watch events of the Sandbox and the supervisor Pod, polls as the fallback, and fails with
  * FAILED_PRECONDITION when someone moved the sandbox elsewhere (a stop began, another start
- * began, it is being deleted).
+ * began, it is being deleted). Waiting for supervisor readiness has a deadline of its own,
+ * counted from when this wait first found the Sandbox Ready without its supervisor: past it the
+ * wait fails with `SupervisorReadinessTimeout`, naming the stage (OpenShell#3566).
  */
 export async function awaitGeneration(ctx: DriverContext, cr: KubeObject, generation: string, operation: GenerationOperation, until: 'installed' | 'complete' = 'complete'): Promise<KubeObject> {
   const state = readState(cr);
@@ -111,6 +122,7 @@ export async function awaitGeneration(ctx: DriverContext, cr: KubeObject, genera
     { path: `/api/v1/namespaces/${state.namespace}/pods`, name: sandboxObjectNames(state.id, state.crName).supervisorPod },
   ]);
   const deadline = Date.now() + ctx.config.readyTimeoutSeconds * 1000;
+  let supervisorWaitSince: number | undefined;
   try {
     for (;;) {
       ctx.call.enter(READY_WAIT);
@@ -127,6 +139,12 @@ export async function awaitGeneration(ctx: DriverContext, cr: KubeObject, genera
           throw superseded(ctx, advanced.standing.what);
         case 'failed':
           throw new DriverError('FAILED_PRECONDITION', advanced.standing.message);
+      }
+      const onSupervisor = advanced.standing.kind === 'pending' && advanced.standing.waiting === SUPERVISOR_READY_WAIT;
+      supervisorWaitSince = onSupervisor ? (supervisorWaitSince ?? Date.now()) : undefined;
+      if (supervisorWaitSince !== undefined && Date.now() - supervisorWaitSince > ctx.config.supervisorReadySeconds * 1000) {
+        const pod = sandboxObjectNames(state.id, state.crName).supervisorPod;
+        throw new SupervisorReadinessTimeout(`${operation === 'create' ? 'create' : 'start'} failed while ${SUPERVISOR_READY_WAIT}: supervisor Pod ${pod} was not Ready within ${ctx.config.supervisorReadySeconds} s of the sandbox becoming Ready`);
       }
       if (Date.now() > deadline) throw new DriverError('UNAVAILABLE', `timed out after ${ctx.config.readyTimeoutSeconds}s ${ctx.call.stage}`);
       await ctx.call.sleep(ctx.config.pollIntervalMs * 2, changes);

@@ -22,6 +22,12 @@ export interface KubernetesDriverConfig {
   workloadPodWaitSeconds: number;
   /** How long a create or restart may take to become Ready before it is rolled back. */
   readyTimeoutSeconds: number;
+  /**
+   * The stage deadline of supervisor readiness: how long a generation whose Sandbox is Ready may
+   * wait for its supervisor Pod to become Ready before the start fails naming that stage and is
+   * rolled back by a stop (OpenShell#3566: a generic timeout hid the stage).
+   */
+  supervisorReadySeconds: number;
   /** Reconciliation interval (OpenShell: 30 s); 0 disables the background loop. */
   reconcileIntervalMs: number;
   /** A bootstrap older than this is reaped by reconciliation (OpenShell: 5 min). */
@@ -47,6 +53,7 @@ export function withDefaults(options: DriverOptions): KubernetesDriverConfig {
     apiHeadroomSeconds: 30,
     workloadPodWaitSeconds: 30,
     readyTimeoutSeconds: 300,
+    supervisorReadySeconds: 30,
     reconcileIntervalMs: 30_000,
     bootstrapGraceMs: 5 * 60_000,
     workspaceSize: '1Gi',

@@ -11,7 +11,7 @@ import {
   type StartSandboxRequest,
 } from '../compute-driver.ts';
 import { CallScope, isCallEnd } from './call-scope.ts';
-import { awaitGeneration, type GenerationOperation } from './completion.ts';
+import { awaitGeneration, SupervisorReadinessTimeout, type GenerationOperation } from './completion.ts';
 import { withDefaults, type DriverOptions, type KubernetesDriverConfig } from './config.ts';
 import { DriverContext } from './context.ts';
 import { createSandbox } from './create.ts';
@@ -22,6 +22,7 @@ import { reconcileOnce } from './reconcile.ts';
 import { readState, toDriverSandbox } from './sandbox-state.ts';
 import { launchSpec, type LaunchSpec } from './sandbox-spec.ts';
 import { startSandbox } from './start.ts';
+import { failGeneration } from './stage-failure.ts';
 import { stopSandbox } from './stop.ts';
 import { Superseded } from './transition.ts';
 import { deleteWorkspace, ensureWorkspace, workspaceNamespace } from './workspaces.ts';
@@ -241,14 +242,20 @@ export class KubernetesDriver implements ComputeDriver {
    * The completion of a generation just installed, in the background: it races reconciliation
    * (any replica's) for the one guarded completion patch, whoever loses writes nothing. Bounded
    * by the bootstrap grace; ends when the driver closes; a sandbox moved on (stopped, deleted,
-   * restarted) ends it quietly.
+   * restarted) ends it quietly. A supervisor that misses its readiness deadline fails the
+   * generation (stage-failure.ts), under the sandbox's lifecycle gate.
    */
   private completeInBackground(cr: KubeObject, operation: GenerationOperation): void {
     const generation = readState(cr).generation;
     if (!generation || this.closed) return;
     const scope = new CallScope(`${operation === 'create' ? 'create' : 'start'} completion`, { deadline: Date.now() + this.config.bootstrapGraceMs, signal: this.lifetime.signal });
     scope.subject = `sandbox ${readState(cr).id}`;
-    const run = awaitGeneration(this.ctx.forCall(scope), cr, generation, operation)
+    const ctx = this.ctx.forCall(scope);
+    const run = awaitGeneration(ctx, cr, generation, operation)
+      .catch((error: Error) => {
+        if (!(error instanceof SupervisorReadinessTimeout) || this.closed) throw error;
+        return this.gated(ctx, readState(cr).id, () => failGeneration(ctx, cr, generation, operation, error.message));
+      })
       .then(
         () => undefined,
         (error: Error) => {

@@ -72,11 +72,15 @@ test.describe('lifecycle phases', () => {
       'restart:preparing',
       'restart:released',
       '-:cleared',
+      // Deleting a Ready sandbox stops it in order first (OpenShell#3421 on the delete path).
+      'stop:releasing',
+      'stop:suspending',
+      '-:cleared',
     ]);
     await expect.poll(() => streamed[streamed.length - 1]).toBe('deleted');
     const phases = streamed.filter((p, i) => i === 0 || streamed[i - 1] !== p);
     // The driver reports no phase: these are the observed ones (a stop in flight shows Bootstrapping, hence Provisioning).
-    expect(phases).toEqual(['Provisioning', 'Ready', 'Provisioning', 'Stopped', 'Provisioning', 'Ready', 'Deleting', 'deleted']);
+    expect(phases).toEqual(['Provisioning', 'Ready', 'Provisioning', 'Stopped', 'Provisioning', 'Ready', 'Provisioning', 'Stopped', 'Deleting', 'deleted']);
   });
 
   test('stopping a stopped sandbox is a no-op that keeps it Stopped; starting a running one is refused', async ({ lab }) => {

@@ -67,6 +67,13 @@ export function condition(state: SandboxState, type: string): CrCondition | unde
  */
 export const CLEANUP_FAILED_ANNOTATION = 'sandbox-conformance.dev/cleanup-failed';
 
+/**
+ * The reference driver's own annotation (not OpenShell's): why the last create or start failed
+ * after it was installed (a stage deadline), reported as a `StartFailed` condition until the next
+ * start begins; the gateway fails the create or start it waits for with its message.
+ */
+export const START_FAILED_ANNOTATION = 'sandbox-conformance.dev/start-failed';
+
 const STARTING = { reason: 'SandboxRuntimeGenerationStarting', message: 'a sandbox runtime transition is in flight' };
 
 /**
@@ -75,7 +82,8 @@ const STARTING = { reason: 'SandboxRuntimeGenerationStarting', message: 'a sandb
  * and `Ready` is forced False, as OpenShell's driver does, so no caller mistakes a generation
  * still being installed (or a stop under way) for a ready one; once stopped (suspended in spec,
  * no marker) `Ready` is False and `Suspended` True whatever a stale status says (v0.4.6 keeps
- * `Ready=True` while suspended); and a stop's Secret cleanup failure as `CleanupFailed`.
+ * `Ready=True` while suspended); a stage deadline that failed the last create or start as
+ * `StartFailed`; and a stop's Secret cleanup failure as `CleanupFailed`.
  */
 export function reportedConditions(cr: KubeObject, state: SandboxState = readState(cr)): DriverCondition[] {
   const own = (type: string) => state.conditions.find((c) => c.type === type);
@@ -96,6 +104,8 @@ export function reportedConditions(cr: KubeObject, state: SandboxState = readSta
       suspended?.status === 'True' ? as(suspended) : { type: 'Suspended', status: 'True', reason: 'SandboxSuspended', message: 'the sandbox is stopped' },
     ]);
   }
+  const startFailed = cr.metadata?.annotations?.[START_FAILED_ANNOTATION];
+  if (startFailed) conditions.push({ type: 'StartFailed', status: 'True', reason: 'SupervisorNotReady', message: startFailed });
   const cleanup = cr.metadata?.annotations?.[CLEANUP_FAILED_ANNOTATION];
   if (cleanup) conditions.push({ type: 'CleanupFailed', status: 'True', reason: 'GenerationSecretCleanupFailed', message: cleanup });
   return conditions;

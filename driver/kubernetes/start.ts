@@ -8,7 +8,7 @@ import { installGeneration, preparing } from './generation.ts';
 import { asDriverError, isConflict, type KubeObject } from './kube.ts';
 import { ANNOTATION, BOUNDARY_PORT, sandboxObjectNames } from './names.ts';
 import { newGeneration, operatingSpec, renderSupervisorPod, workloadPodTemplate } from './render.ts';
-import { readState } from './sandbox-state.ts';
+import { condition, readState, START_FAILED_ANNOTATION } from './sandbox-state.ts';
 import type { LaunchSpec } from './sandbox-spec.ts';
 import { stopSandbox } from './stop.ts';
 import { Superseded, transition } from './transition.ts';
@@ -20,7 +20,8 @@ import { Superseded, transition } from './transition.ts';
  * from), so of two starts racing on two replicas exactly one proceeds and the other joins it.
  * Then the previous supervisor goes, a new gated supervisor is created, the running patch (with
  * the new generation's bootstrap Secret in the template), and the same install as create,
- * returning once the generation is `released`. If a step fails, a stop rolls it back.
+ * returning once the generation is `released`. If a step fails, a stop rolls it back. A sandbox
+ * whose main process ended by itself (`Finished=True`, the gateway's Error) is stopped first.
  */
 export async function startSandbox(ctx: DriverContext, cr: KubeObject, generationId?: string): Promise<KubeObject> {
   let state = readState(cr);
@@ -41,6 +42,12 @@ export async function startSandbox(ctx: DriverContext, cr: KubeObject, generatio
       // Another start is under way (here or on another replica): the same request, joined.
       return awaitGeneration(ctx, cr, state.generation!, 'restart', 'installed');
     }
+  }
+  if (!state.bootstrapping && !state.suspendedInSpec && condition(state, 'Finished')?.status === 'True') {
+    // The main process ended by itself (the gateway's Error, OpenShell#3308): the generation is
+    // stopped in order first (its supervisor goes, then the finished workload), then started anew.
+    cr = (await stopSandbox(ctx, cr)).sandbox;
+    state = readState(cr);
   }
   ctx.call.enter('checking the workload Pod is gone');
   const workload = await ctx.kube.get({ apiVersion: 'v1', kind: 'Pod', namespace: state.namespace, name: state.workloadPod });
@@ -68,7 +75,8 @@ export async function startSandbox(ctx: DriverContext, cr: KubeObject, generatio
   cr = await transition(ctx, cr, 'recording the start (phase preparing)', (_current, s) => {
     if (s.bootstrapping && s.operation === 'restart') return null; // ours, or another replica's start: joined below
     if (s.bootstrapping || !s.suspendedInSpec) throw new Superseded(`start did not begin: ${s.bootstrapping ? `a ${s.operation} of the sandbox began (phase ${s.phase})` : 'the sandbox is running again'}`);
-    return { metadata: { annotations: restarting() } };
+    // A new start clears the last one's failed stage (stage-failure.ts).
+    return { metadata: { annotations: { ...restarting(), [START_FAILED_ANNOTATION]: null } } };
   });
   const claimed = readState(cr);
   if (claimed.generation !== generation) return awaitGeneration(ctx, cr, claimed.generation!, 'restart', 'installed');

@@ -33,7 +33,7 @@ function stopCompletion(warnings: string[]) {
 
 const stopping = (state: SandboxState, phase?: string) => state.bootstrapping && state.operation === 'stop' && (phase === undefined || state.phase === phase);
 /** Stopped and settled: suspended with the stop phase cleared (the workload Pod is checked apart). */
-const settled = (state: SandboxState) => !state.bootstrapping && state.suspendedInSpec;
+export const settled = (state: SandboxState) => !state.bootstrapping && state.suspendedInSpec;
 
 /**
  * Stop, in the order that lets the supervisor clean up (OpenShell#3424):
@@ -138,9 +138,13 @@ async function stopSuspendFirst(ctx: DriverContext, cr: KubeObject): Promise<Sto
  * Deletes the supervisor Pod with a UID precondition and waits until that Pod is gone. A Pod
  * already terminating (another replica's delete) is only waited for, and a DELETE is sent only
  * while the Sandbox, read just before, still shows the stop: once another replica has finished
- * it, a supervisor under that name belongs to a start that began since and is left alone. The
+ * it, a supervisor under that name belongs to a start that began since and is left alone. A Pod
+ * under the supervisor's name whose UID is not the one the Sandbox recorded at create or start
+ * (`sandbox-runtime-supervisor-uid`) is not this sandbox's supervisor: someone replaced it under
+ * the same name, so ours is gone, and the replacement is left alone (OpenShell#3556). The
  * deadline is the Pod's own grace period (30 s if unset) plus API headroom; the suspend-first
- * variant waits a flat API timeout instead, which is the race #3421 reported.
+ * variant waits a flat API timeout instead, which is the race #3421 reported, and the
+ * headroom-deadline variant waits the API headroom only and then goes on as if the Pod were gone.
  */
 export async function deleteSupervisorAndWait(ctx: DriverContext, cr: KubeObject, options: { flatWaitSeconds?: number } = {}): Promise<void> {
   ctx.call.enter('waiting for the supervisor Pod to be gone');
@@ -149,12 +153,18 @@ export async function deleteSupervisorAndWait(ctx: DriverContext, cr: KubeObject
   const read = () => ctx.kube.get(ref).catch((e) => Promise.reject(asDriverError(e, 'reading the supervisor Pod')));
   let pod = await read();
   if (!pod) return;
-  const seconds = options.flatWaitSeconds ?? (pod.spec?.terminationGracePeriodSeconds ?? 30) + ctx.config.apiHeadroomSeconds;
+  const headroomOnly = ctx.config.variant === 'headroom-deadline';
+  const flat = options.flatWaitSeconds ?? (headroomOnly ? ctx.config.apiHeadroomSeconds : undefined);
+  const seconds = flat ?? (pod.spec?.terminationGracePeriodSeconds ?? 30) + ctx.config.apiHeadroomSeconds;
   const deadline = Date.now() + seconds * 1000;
-  const timeoutMessage = options.flatWaitSeconds !== undefined ? 'timed out waiting for supervisor Pod deletion' : `timed out after ${seconds}s waiting for supervisor Pod deletion`;
+  const timeoutMessage = flat !== undefined ? 'timed out waiting for supervisor Pod deletion' : `timed out after ${seconds}s waiting for supervisor Pod deletion`;
   const changes = ChangeSignal.open(ctx.kube.watches, [{ path: `/api/v1/namespaces/${state.namespace}/pods`, name: ref.name }]);
   try {
     while (pod) {
+      if (!isRecordedSupervisor(cr, pod)) {
+        ctx.log(`sandbox ${state.id}: supervisor Pod ${ref.name} has UID ${pod.metadata?.uid}, not the recorded ${recordedSupervisorUid(cr)}: a replacement, left alone`);
+        return;
+      }
       if (!pod.metadata?.deletionTimestamp) {
         const now = await ctx.kube.get(ctx.ref(cr)).catch((e) => Promise.reject(asDriverError(e, 'reading the Sandbox')));
         if (!now || now.metadata?.uid !== cr.metadata?.uid || !stopping(readState(now))) return; // the stop is over: decide again from the Sandbox
@@ -165,13 +175,28 @@ export async function deleteSupervisorAndWait(ctx: DriverContext, cr: KubeObject
           if (!isConflict(error)) throw asDriverError(error, `deleting supervisor Pod ${ref.name}`);
         }
       }
-      if (Date.now() > deadline) throw new DriverError('UNAVAILABLE', timeoutMessage);
+      if (Date.now() > deadline) {
+        if (!headroomOnly) throw new DriverError('UNAVAILABLE', timeoutMessage);
+        ctx.log(`sandbox ${state.id}: ${timeoutMessage} after ${seconds}s; suspending anyway (headroom-deadline defect)`);
+        return;
+      }
       await ctx.call.sleep(ctx.config.pollIntervalMs, changes);
       pod = await read();
     }
   } finally {
     changes.close();
   }
+}
+
+/** The supervisor Pod UID the Sandbox recorded when its generation was installed, if any. */
+function recordedSupervisorUid(cr: KubeObject): string | undefined {
+  return cr.metadata?.annotations?.[ANNOTATION.supervisorUid];
+}
+
+/** True unless the Sandbox recorded another supervisor UID than this Pod's (an unrecorded one is given the benefit: a create cut short before the record). */
+function isRecordedSupervisor(cr: KubeObject, pod: KubeObject): boolean {
+  const recorded = recordedSupervisorUid(cr);
+  return !recorded || recorded === pod.metadata?.uid;
 }
 
 /** True when the supervisor Pod carries `generation` (or either side does not say). */
@@ -226,7 +251,7 @@ async function cleanUp(ctx: DriverContext, cr: KubeObject, generation: string | 
   const names = sandboxObjectNames(state.id, state.crName, generation ?? state.generation);
   const supervisorRef = { apiVersion: 'v1', kind: 'Pod', namespace: state.namespace, name: names.supervisorPod };
   const supervisor = await ctx.kube.get(supervisorRef).catch((e) => Promise.reject(asDriverError(e, 'reading the supervisor Pod')));
-  if (supervisor && !supervisor.metadata?.deletionTimestamp && ofGeneration(supervisor, generation)) {
+  if (supervisor && !supervisor.metadata?.deletionTimestamp && ofGeneration(supervisor, generation) && isRecordedSupervisor(cr, supervisor)) {
     await ctx.kube.delete(supervisorRef, { preconditions: { uid: supervisor.metadata!.uid! } }).catch((e) => {
       if (!isConflict(e)) return Promise.reject(asDriverError(e, 'deleting the supervisor Pod'));
     });

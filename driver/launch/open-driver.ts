@@ -18,6 +18,8 @@ export interface OpenedDriver {
   client: ComputeDriver;
   /** The process behind it, when the harness started one. */
   process?: ExternalDriverProcess;
+  /** Runs one reconciliation pass now and resolves when it ended: only a driver in this process can be asked (the others reconcile on their own schedule and at start-up). */
+  reconcile?: () => Promise<void>;
   /** Abandons it mid-operation, as a crash would: the process SIGKILLed, the in-process instance halted. */
   crash(): Promise<void>;
   close(): Promise<void>;
@@ -28,7 +30,7 @@ export async function openDriver(launch: DriverLaunch): Promise<OpenedDriver> {
     case 'in-process': {
       const { kubeconfig, workspaceMode, variant, settings, log } = launch;
       const driver = new KubernetesDriver({ kubeconfig, workspaceMode, variant, ...settings, log });
-      return { client: driver, crash: async () => driver.halt(), close: () => driver.close() };
+      return { client: driver, reconcile: () => driver.reconcile(), crash: async () => driver.halt(), close: () => driver.close() };
     }
     case 'process': {
       const process = await ExternalDriverProcess.start({ command: launch.command, kubeconfigPath: launch.kubeconfigPath });

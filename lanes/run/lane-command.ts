@@ -14,6 +14,7 @@ import { KNOWN_AGENT_SANDBOX_VERSIONS } from '../../cluster/agent-sandbox-releas
 import { findLane, LANES, type Lane } from '../index.ts';
 import { readRolesFile } from '../openshell-roles.ts';
 import { laneOnRelease } from '../release-axis.ts';
+import { DRIVER_VARIANTS } from '../../driver/compute-driver.ts';
 import { LANE_RUN_ENV, type DriverUnderTest } from './lane-run.ts';
 import { ROOT, runLanes } from './run-lanes.ts';
 
@@ -47,9 +48,10 @@ Options:
                                      test's title and repeat index). The same seed replays both.
                                      On kind and existing clusters only for lanes with replicas
                                      (routing alone)
-  --driver reference|suspend-first|exec=<command>|external=<socket>
+  --driver reference|suspend-first|headroom-deadline|exec=<command>|external=<socket>
                                      the driver under test (default: reference). suspend-first is
-                                     the pre-#3424 ordering defect: the suite must fail on it.
+                                     the pre-#3424 ordering defect, headroom-deadline waits for the
+                                     supervisor only the API headroom: the suite must fail on both.
                                      exec='CMD ARGS' starts a compute driver binary per test as
                                      CMD ARGS --bind-socket <path> with KUBECONFIG set (and
                                      restarts it for crash scenarios); external=<socket> tests a
@@ -183,8 +185,9 @@ function driverUnderTest(flag: string): DriverUnderTest {
     if (!command) fail(`--driver exec= needs a command, e.g. --driver exec='npm run -s driver -- serve'`);
     return { kind: 'exec', command };
   }
-  if (flag === 'reference' || flag === 'suspend-first') return { kind: 'harness', variant: flag };
-  fail(`unknown driver "${flag}"; choose reference, suspend-first, exec=<command> or external=<socket>`);
+  const variant = DRIVER_VARIANTS.find((v) => v === flag);
+  if (variant) return { kind: 'harness', variant };
+  fail(`unknown driver "${flag}"; choose ${DRIVER_VARIANTS.join(', ')}, exec=<command> or external=<socket>`);
 }
 
 async function assertListening(socket: string): Promise<void> {

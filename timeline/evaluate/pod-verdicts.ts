@@ -10,9 +10,18 @@ import { inconclusive, pass, violation, type InvariantInfo, type Verdict } from 
 
 /**
  * The Pod's `container` (else its first) exited 0. Exit 137 is SIGKILL at the end of the grace
- * period: the process could not finish its clean-up. `around` is quoted with the exit.
+ * period: the process could not finish its clean-up. `around` is quoted with the exit. With
+ * `boundary` (the workload Pod the supervisor cleans up through): when that Pod had already
+ * finished by itself (Succeeded or Failed: its main process ended, OpenShell#3308) before the
+ * supervisor's deletion was requested, there was no boundary left to clean up through, whatever
+ * the order, and the exit code says nothing about the driver: the rule holds, saying why.
  */
-export function cleanExitVerdict(facts: Facts, info: InvariantInfo, pod: ObjectHistory | undefined, container: string, around: { entry: ObjectEntry; what: string }): Verdict {
+export function cleanExitVerdict(facts: Facts, info: InvariantInfo, pod: ObjectHistory | undefined, container: string, around: { entry: ObjectEntry; what: string }, boundary?: ObjectHistory): Verdict {
+  const asked = pod?.deleteRequested ?? pod?.gone;
+  // By itself: finished before anyone asked for its deletion (a suspended workload finishes too, as the defect's doing).
+  const byItself = (e: ObjectEntry) => !boundary?.deleteRequested || happenedBefore(e, boundary.deleteRequested);
+  const ended = asked && boundary?.entries.find((e) => (e.phase === 'Succeeded' || e.phase === 'Failed') && happenedBefore(e, asked) && byItself(e));
+  if (ended) return pass(info, `${objectLabel(boundary, 'the workload Pod')} had finished by itself (phase ${ended.phase}, rv ${ended.resourceVersion}) before ${objectLabel(pod, 'the Pod')}'s deletion: no boundary to clean up through, its exit code says nothing of the order`, [ended, asked]);
   const exit = pod?.exits.find((x) => x.container === container) ?? pod?.exits[0];
   if (!pod || !exit) {
     // An observed exit code stands whatever gaps there were; an unobserved one may have been missed in one.

@@ -24,18 +24,21 @@ export function stopEpisodes(facts: Facts): StopEpisode[] {
   const episodes: StopEpisode[] = [];
   const stopCalls = lifecycleSteps(facts, 'stop');
   for (const sandbox of histories(facts, { resource: 'sandboxes' })) {
-    for (const suspension of sandbox.suspensions) {
+    for (const [k, suspension] of sandbox.suspensions.entries()) {
       const before = (h: ObjectHistory) => happenedBefore(h.seen, suspension);
+      // A generation's Secrets are made after the previous stop: an earlier generation's are that stop's.
+      const previous = sandbox.suspensions[k - 1];
+      const ofThisGeneration = (h: ObjectHistory) => before(h) && !(previous && happenedBefore(h.seen, previous));
       const latest = (list: ObjectHistory[]) => list.filter(before).sort((a, b) => (happenedBefore(a.seen, b.seen) ? -1 : 1)).at(-1);
       const supervisor = latest(histories(facts, { resource: 'pods', role: 'supervisor', sandboxId: sandbox.sandboxId }));
       const workload = latest(histories(facts, { resource: 'pods', role: 'workload', sandboxId: sandbox.sandboxId }));
-      const alive = histories(facts, { resource: 'secrets', sandboxId: sandbox.sandboxId }).filter((s) => before(s) && !(s.gone && happenedBefore(s.gone, suspension)));
+      const alive = histories(facts, { resource: 'secrets', sandboxId: sandbox.sandboxId }).filter((s) => ofThisGeneration(s) && !(s.gone && happenedBefore(s.gone, suspension)));
       episodes.push({
         sandbox,
         suspension,
         supervisor,
         workload,
-        secrets: histories(facts, { resource: 'secrets', sandboxId: sandbox.sandboxId }).filter((s) => before(s) && s.gone),
+        secrets: histories(facts, { resource: 'secrets', sandboxId: sandbox.sandboxId }).filter((s) => ofThisGeneration(s) && s.gone),
         generationSecrets: alive,
         reportedSuspended: reportedSuspended(sandbox, suspension),
         call: stopCallOf(stopCalls, suspension),

@@ -106,12 +106,13 @@ export const stopFamily = defineFamily<StopEpisode>({
   noEpisode: 'no stop was observed (no Sandbox spec turned suspended while recording)',
   rules: [
     rule(I.supervisorBeforeWorkload, (e, facts) => [
-      orderVerdict(facts, I.supervisorBeforeWorkload, supervisorGone(e), { entry: e.workload?.deleteRequested, what: `${objectLabel(e.workload, 'the workload Pod')} deletion requested` }, ['pods']),
+      // A workload Pod that had finished by itself is deleted at once: its disappearance is the request.
+      orderVerdict(facts, I.supervisorBeforeWorkload, supervisorGone(e), { entry: e.workload?.deleteRequested ?? e.workload?.gone, what: `${objectLabel(e.workload, 'the workload Pod')} deletion requested` }, ['pods']),
     ]),
     rule(I.suspendAfterSupervisor, (e, facts) => [
       orderVerdict(facts, I.suspendAfterSupervisor, supervisorGone(e), { entry: e.suspension, what: `Sandbox ${e.sandbox.name} suspended (${suspensionField(e.suspension.sandbox!.apiVersion)})` }, ['pods', 'sandboxes']),
     ]),
-    rule(I.supervisorExitsClean, (e, facts) => [cleanExitVerdict(facts, I.supervisorExitsClean, e.supervisor, 'supervisor', { entry: e.suspension, what: 'Sandbox suspended' })]),
+    rule(I.supervisorExitsClean, (e, facts) => [cleanExitVerdict(facts, I.supervisorExitsClean, e.supervisor, 'supervisor', { entry: e.suspension, what: 'Sandbox suspended' }, e.workload)]),
     rule(I.supervisorWithinDeadline, (e, facts, settings) => [deadlineVerdict(facts, e, settings.apiHeadroomSeconds)]),
     rule(I.supervisorFullGrace, (e, facts) => [fullGraceVerdict(facts, I.supervisorFullGrace, e.supervisor, 'the supervisor Pod')]),
     rule(I.secretsAfterWorkload, (e, facts) => secretOrderVerdicts(facts, e)),

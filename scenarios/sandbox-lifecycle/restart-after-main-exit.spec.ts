@@ -1,0 +1,35 @@
+import { expect, invariantsIn, test, workloadEndsWithMainCommand } from '../../fixtures/conformance.ts';
+import { inWorkspace } from './main-command.ts';
+
+/**
+ * A main command that records each run; the first run exits 3 once the test says so (a file in
+ * the workspace), later ones stay up (a marker in the workspace, which outlives the generation).
+ */
+const EXITS_ONCE = [
+  'sh',
+  '-c',
+  `echo started >> ${inWorkspace('runs')}; if [ ! -e ${inWorkspace('exited-once')} ]; then while [ ! -e ${inWorkspace('exit-now')} ]; do sleep 0.2; done; touch ${inWorkspace('exited-once')}; exit 3; fi; exec sleep 100000`,
+];
+
+/**
+ * OpenShell#3308: a sandbox whose main process exited by itself (the gateway's Error, derived
+ * from `Finished=True`) can be started again, and then stopped. The workload here ends with its
+ * main command (EXIT_WITH_MAIN_COMMAND), so its Pod finishes and Agent Sandbox reports Finished.
+ */
+test('restart-after-main-exit: a sandbox whose main process exited can be started again and stopped', async ({ sandboxes, driver, cluster, timeline }) => {
+  const created = await timeline.step('create', () => sandboxes.create({ name: 'mainexit', command: EXITS_ONCE, environment: workloadEndsWithMainCommand() }));
+  const { id } = created;
+  await timeline.step('the main process exits by itself', async () => {
+    expect((await cluster.exec(created, ['sh', '-c', `touch ${inWorkspace('exit-now')}`])).exitCode).toBe(0);
+    await expect.poll(async () => (await driver.get(id)).phase, { message: 'the sandbox should show Error once its main process exited', timeout: 60_000 }).toBe('Error');
+  });
+
+  const restarted = await timeline.step('start from Error', () => driver.start(id));
+  expect(restarted.phase).toBe('Ready');
+  const runs = await cluster.exec(restarted, ['sh', '-c', `cat ${inWorkspace('runs')}`]);
+  expect(runs.stdout.trim().split('\n'), 'the main command ran again in the new generation').toEqual(['started', 'started']);
+
+  const stopped = await timeline.step('stop', () => driver.stop(id));
+  expect(stopped.phase).toBe('Stopped');
+  for (const invariant of [...invariantsIn('start/'), ...invariantsIn('stop/')]) await expect.soft(timeline, invariant.title).toHold(invariant.id);
+});
