@@ -1,11 +1,10 @@
 /**
  * The reference driver as one JavaScript file, for the harness to run as its external driver.
  *
- * Why a bundle and not `node --import tsx`: run through tsx, the driver process held ~200 MiB RSS
- * before it served a single sandbox, about 100 MiB of it the loader (every module transpiled at
- * run time, its caches, esbuild's service process state); bundled, the same driver starts at
- * ~116 MiB (bench `driver-scale`, "driver RSS once serving"). Issue 15 gives the driver 200 MiB
- * at 100 sandboxes at once, so the loader alone would spend half of it.
+ * Why a bundle and not `node --import tsx`: run through tsx, the driver process held 208 MiB RSS
+ * once serving, before any sandbox; bundled, 122 MiB (`npm run bench -- driver-scale`, "driver RSS
+ * once serving"): the loader (every module transpiled at run time, its caches) cost ~85 MiB of the
+ * 200 MiB issue 15 gives the driver at 100 sandboxes at once.
  *
  * Only the project's own TypeScript is bundled (`packages: 'external'`): node_modules are imported
  * as they are, from the project's node_modules, which is why the cache lives inside the project.
