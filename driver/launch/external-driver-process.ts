@@ -16,10 +16,11 @@ const EXTERNAL_DRIVER_READY_DEADLINE_MS = 30_000;
 
 /**
  * V8's `--optimize-for-size` ("favor memory size over execution speed"). Measured with
- * `npm run bench -- driver-scale`, same run, 100 sandboxes at once: peak RSS 132 MiB with it, 246
- * MiB without; the round's wall time unchanged (117 s vs 122 s: the cluster sets it), the driver's
- * CPU time 29% higher (32.6 s vs 25.2 s). `--max-semi-space-size=4` instead made the peak worse
- * (268 MiB: short-lived objects promoted to the old generation).
+ * `npm run bench -- driver-scale`, both in one run, 3 rounds of 100 sandboxes at once: peak RSS
+ * 132–138 MiB with it, 203–246 MiB without; each round's wall time the same (117/117/161 s vs
+ * 122/116/164 s: the cluster sets it); the driver's CPU time 41% higher (109 s vs 77 s over the
+ * rounds), which the lanes' few sandboxes at a time do not notice. `--max-semi-space-size=4`
+ * instead made the peak worse (268 MiB).
  */
 const DRIVER_NODE_FLAGS = ['--optimize-for-size'];
 
