@@ -1,0 +1,144 @@
+/**
+ * The reference driver as one JavaScript file, for the harness to run as its external driver.
+ *
+ * Why a bundle and not `node --import tsx`: run through tsx, the driver process held 208 MiB RSS
+ * once serving, before any sandbox; bundled, 122 MiB (`npm run bench -- driver-scale`, "driver RSS
+ * once serving"): the loader (every module transpiled at run time, its caches) cost ~85 MiB of the
+ * 200 MiB issue 15 gives the driver at 100 sandboxes at once.
+ *
+ * Only the project's own TypeScript is bundled (`packages: 'external'`): node_modules are imported
+ * as they are, from the project's node_modules, which is why the cache lives inside the project.
+ * The build is cached by a hash of its inputs, so a lane's many processes (the runner, each
+ * Playwright worker) build it once between them; each writes a complete directory under a temp
+ * name and renames it into place, so two concurrent builds cannot leave a half-written bundle.
+ */
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { basename, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
+
+/** Where the bundle is built from and into; the defaults are the project's, tests pass their own. */
+export interface DriverBundleOptions {
+  /** The folder whose sources are bundled (the `driver` room, which imports nothing outside itself). */
+  sourceRoot: string;
+  /** The entry point, relative to `sourceRoot`. */
+  entry: string;
+  /** Each build lands in `<cacheDir>/<hash>/`. Inside the project, so the bundle resolves its packages. */
+  cacheDir: string;
+}
+
+export interface DriverBundle {
+  /** The bundled entry point, `node <file>` runs it. */
+  file: string;
+  /** The key of this build: the hash of its sources, the esbuild version and the build options. */
+  hash: string;
+  /** False when an earlier build with the same hash was reused. */
+  built: boolean;
+}
+
+const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export const PROJECT_DRIVER_BUNDLE: DriverBundleOptions = {
+  sourceRoot: join(PROJECT_ROOT, 'driver'),
+  entry: 'cli/main.ts',
+  cacheDir: join(PROJECT_ROOT, 'node_modules/.cache/sandbox-conformance/driver'),
+};
+
+const BUNDLE_FILE = 'driver.mjs';
+/** Builds other than the current one are removed once unused this long (a reuse touches its directory). */
+const STALE_BUILD_MS = 24 * 3600_000;
+
+const BUILD_OPTIONS = {
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  packages: 'external',
+  // Functions and classes keep their own names (`.name`, stack traces) where bundling would
+  // rename one to avoid a clash; no source maps, whose loading costs memory the bundle saves.
+  keepNames: true,
+  logLevel: 'silent',
+} as const satisfies esbuild.BuildOptions;
+
+/** What the bundle is made of: every TypeScript source and `.proto` under the root, tests aside. */
+function sourceFiles(root: string): string[] {
+  return readdirSync(root, { recursive: true, encoding: 'utf8' })
+    .filter((path) => (path.endsWith('.ts') && !path.endsWith('.test.ts')) || path.endsWith('.proto'))
+    .map((path) => join(root, path))
+    .sort();
+}
+
+function hashOf(options: DriverBundleOptions, files: string[]): string {
+  const hash = createHash('sha256').update(JSON.stringify({ esbuild: esbuild.version, BUILD_OPTIONS, entry: options.entry }));
+  for (const file of files) hash.update(`\0${relative(options.sourceRoot, file)}\0`).update(readFileSync(file));
+  return hash.digest('hex').slice(0, 16);
+}
+
+/**
+ * Writes the bundle and its `.proto` files into `dir`: flat beside the bundle, because the gRPC
+ * layer loads `compute_driver.proto` relative to its own module, which is the bundle once bundled.
+ */
+function buildInto(dir: string, options: DriverBundleOptions, files: string[]): void {
+  const result = esbuild.buildSync({
+    ...BUILD_OPTIONS,
+    absWorkingDir: options.sourceRoot,
+    entryPoints: [options.entry],
+    outfile: join(dir, BUNDLE_FILE),
+    metafile: true,
+    write: false,
+  });
+  // The hash covers the files under the source root only: an input elsewhere would go stale unseen.
+  const hashed = new Set(files);
+  const outside = Object.keys(result.metafile.inputs).filter((input) => !hashed.has(resolve(options.sourceRoot, input)));
+  if (outside.length) throw new Error(`the driver bundle imports files outside ${options.sourceRoot} (${outside.join(', ')}): the driver may import only its own room (README, import rules)`);
+  for (const output of result.outputFiles) writeFileSync(output.path, output.contents);
+  const protos = files.filter((file) => file.endsWith('.proto'));
+  const names = protos.map((file) => basename(file));
+  const clash = names.find((name, i) => names.indexOf(name) !== i);
+  if (clash) throw new Error(`two .proto files named ${clash} under ${options.sourceRoot}: they are copied flat beside the bundle, so their names must differ`);
+  for (const proto of protos) copyFileSync(proto, join(dir, basename(proto)));
+}
+
+/** Removes other builds (and temp directories of crashed builds) that nobody has used for a day. */
+function pruneStaleBuilds(cacheDir: string, keep: string): void {
+  for (const entry of readdirSync(cacheDir)) {
+    const path = join(cacheDir, entry);
+    if (entry !== keep && Date.now() - statSync(path).mtimeMs > STALE_BUILD_MS) rmSync(path, { recursive: true, force: true });
+  }
+}
+
+/** The bundle for the current sources: reused when one with the same hash exists, built otherwise. */
+export function driverBundle(options: DriverBundleOptions = PROJECT_DRIVER_BUNDLE): DriverBundle {
+  const files = sourceFiles(options.sourceRoot);
+  const hash = hashOf(options, files);
+  const dir = join(options.cacheDir, hash);
+  const file = join(dir, BUNDLE_FILE);
+  // The directory appears whole (a rename), so its existence means a complete build.
+  if (existsSync(dir)) {
+    const now = new Date();
+    utimesSync(dir, now, now);
+    return { file, hash, built: false };
+  }
+  mkdirSync(options.cacheDir, { recursive: true });
+  const temp = mkdtempSync(join(options.cacheDir, `.${hash}-`));
+  try {
+    buildInto(temp, options, files);
+    renameSync(temp, dir);
+  } catch (error) {
+    rmSync(temp, { recursive: true, force: true });
+    // Another process renamed its identical build into place first: use that one.
+    if (existsSync(dir) && ['ENOTEMPTY', 'EEXIST'].includes((error as NodeJS.ErrnoException).code ?? '')) return { file, hash, built: false };
+    throw error;
+  }
+  pruneStaleBuilds(options.cacheDir, hash);
+  return { file, hash, built: true };
+}
+
+let projectBundle: DriverBundle | undefined;
+
+/** The project's driver bundle, checked (and built when needed) once per process. */
+export function projectDriverBundle(): DriverBundle {
+  projectBundle ??= driverBundle();
+  return projectBundle;
+}
