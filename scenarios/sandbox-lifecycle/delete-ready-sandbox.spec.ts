@@ -1,5 +1,6 @@
 import { expect, invariantsIn, test } from '../../fixtures/conformance.ts';
 import { RECORDING_MAIN_COMMAND } from './main-command.ts';
+import { expectAllGone, ownedObjects } from './owned-objects.ts';
 
 /**
  * OpenShell#3421 on the delete path: deleting a Ready sandbox must not SIGKILL its supervisor.
@@ -15,17 +16,9 @@ test('delete-ready-sandbox: deleting a Ready sandbox lets its supervisor clean u
 
   for (const invariant of invariantsIn('delete/')) await expect.soft(timeline, invariant.title).toHold(invariant.id);
   const { namespace } = objects;
-  const owned: [string, string, string][] = [
-    [sandboxApiVersion, 'Sandbox', objects.sandbox!],
-    ['v1', 'Pod', objects.workloadPod!],
-    ['v1', 'Pod', objects.supervisorPod!],
-    ['v1', 'PersistentVolumeClaim', `workspace-${objects.sandbox}`],
-    ...objects.secrets.map((name): [string, string, string] => ['v1', 'Secret', name]),
-  ];
+  const owned = ownedObjects(objects, sandboxApiVersion);
   await timeline.step('everything it owned is gone', async () => {
-    for (const [apiVersion, kind, name] of owned) {
-      await expect.poll(async () => (await cluster.get(apiVersion, kind, namespace, name)) === undefined, { message: `${kind} ${namespace}/${name} should be gone`, timeout: 60_000 }).toBe(true);
-    }
+    await expectAllGone(cluster, namespace, owned);
     // Found by the lane's role selectors, not by the names above: nothing of the sandbox is left.
     await expect.poll(async () => await cluster.objects(sandbox), { message: `nothing of sandbox ${sandbox.id} left in ${namespace}`, timeout: 60_000 }).toEqual({ namespace, sandbox: undefined, supervisorPod: undefined, workloadPod: undefined, secrets: [] });
   });
