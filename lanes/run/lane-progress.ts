@@ -81,7 +81,7 @@ export class LaneProgress {
     const text = describeLaneState(state);
     if (text === entry.printed) return;
     entry.printed = text;
-    this.stream.write(`[${lane}] ${text} (+${seconds(Date.now() - this.started)})\n`);
+    this.stream.write(`[${lane}] ${text} (+${((Date.now() - this.started) / 1000).toFixed(1)}s)\n`);
   }
 
   /** Leaves the last drawing on screen; later output goes below it. */
