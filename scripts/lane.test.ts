@@ -134,14 +134,14 @@ function leftoverContainers(): string[] {
 }
 
 test('Ctrl-C while lanes run side by side leaves no process, cluster or work folder behind', async () => {
-  test.setTimeout(180_000);
+  test.setTimeout(360_000);
   const reports = test.info().outputPath('reports');
   const child = execa('node_modules/.bin/tsx', ['scripts/lane.ts', 'v1beta1', 'managed', '--cluster', 'embedded', '--report-dir', reports], { cwd: ROOT, reject: false, all: true, env: { CI: '' } });
   let output = '';
   child.all?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   // Not on a terminal, each lane's state changes are lines; both lanes' scenarios under way, containers running.
-  await expect.poll(() => ['shared-v1beta1', 'managed'].every((l) => output.includes(`[${l}] running scenarios`)), { timeout: 120_000 }).toBe(true);
-  await expect.poll(() => leftoverContainers().length, { timeout: 60_000 }).toBeGreaterThan(0);
+  await expect.poll(() => ['shared-v1beta1', 'managed'].every((l) => output.includes(`[${l}] running scenarios`)), { timeout: 150_000 }).toBe(true);
+  await expect.poll(() => leftoverContainers().length, { timeout: 150_000 }).toBeGreaterThan(0);
   const tree = descendants(child.pid!);
   child.kill('SIGINT');
   const result = await child;
