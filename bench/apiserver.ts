@@ -28,6 +28,7 @@ import { summarize, type Endpoint, type GetResult, type LoadPlan, type LoadResul
 import type { WatchResult } from './watch-delivery.ts';
 import { busyWarning, exposeGc, fmt, progressLog, reportBenchmark, settledMemory, type BenchOptions, type Row } from './common.ts';
 import { runInWorker } from './worker.ts';
+import type { Measurement } from './figures-table.ts';
 
 const TARGETS = {
   /** Pod creates per second as a fraction of the bare server's requests per second. */
@@ -321,4 +322,49 @@ process.stdout.write(JSON.stringify({ importMs: t1 - t0, startMs: t2 - t1 })); p
       }
     });
   });
+}
+
+/**
+ * Issue 15's API server figures for `npm run bench` (figures-table.ts): GET all of 10,000 Pods
+ * (median of 15, time to last byte, the client in a worker thread) against a bare JSON.stringify
+ * of the same stored objects; and the full cluster's start, first in a fresh process (3), against
+ * a bare https server's. The Pods are stored through the object API in process: the list, not
+ * the creates, is measured here (the creates are the apiserver benchmark's).
+ */
+export async function apiserverFigures(options: BenchOptions, progress: (line: string) => void): Promise<Measurement[]> {
+  const sizes: Sizes = options.quick ? { ...QUICK, starts: 1 } : { ...FULL, starts: 1 };
+  const pods = sizes.warmup + sizes.timed;
+  const cluster = await EmbeddedCluster.start();
+  let listAll: GetResult;
+  let stringifyMs: Summary;
+  try {
+    progress(`list: storing ${pods} Pods`);
+    const target = cluster.api.target('v1', 'pods', 'default');
+    for (let i = 0; i < pods; i++) cluster.api.create(target, JSON.parse(POD_BODY.replace('{i}', String(i))));
+    const endpoint: Endpoint = { url: cluster.url, ca: cluster.certificateAuthority, token: cluster.token };
+    listAll = await runInWorker({ kind: 'get', plan: { label: 'list: all pods', endpoint, path: PODS_PATH, warmup: sizes.listWarmup, runs: sizes.listRuns } }, progress);
+    stringifyMs = timeStringify(cluster.store.list('pods', 'default'), sizes.listWarmup, sizes.listRuns);
+  } finally {
+    await cluster.stop();
+  }
+  const starts = await measureStarts(sizes, progress);
+  const start = starts.fresh.full.startMs.p50;
+  return [
+    {
+      id: 'list-10k',
+      measured: fmt.ms(listAll.latencyMs.p50),
+      values: { medianMs: listAll.latencyMs.p50, p95Ms: listAll.latencyMs.p95, stringifyMedianMs: stringifyMs.p50, items: listAll.items ?? 0 },
+      ratio: listAll.latencyMs.p50 / stringifyMs.p50,
+      pass: listAll.latencyMs.p50 <= TARGETS.listAllMs,
+      note: `${fmt.int(listAll.items ?? 0)} Pods; JSON.stringify ${fmt.ms(stringifyMs.p50)}`,
+    },
+    {
+      id: 'cluster-start',
+      measured: fmt.ms(start),
+      values: { medianMs: start, bareHttpsMs: starts.fresh.https.startMs.p50, importMs: starts.fresh.full.importMs.p50 },
+      ratio: start / starts.fresh.https.startMs.p50,
+      pass: start <= TARGETS.startMs,
+      note: `${starts.fresh.full.startMs.count} fresh processes; module import ${fmt.ms(starts.fresh.full.importMs.p50)} apart`,
+    },
+  ];
 }

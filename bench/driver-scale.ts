@@ -27,6 +27,7 @@ import { DRIVER_RBAC } from '../lanes/driver-rbac.ts';
 import { HARNESS_DRIVER_SETTINGS } from '../lanes/driver-settings.ts';
 import { grantDriverAccess } from '../lanes/setup/driver-access.ts';
 import { busyWarning, fmt, progressLog, reportBenchmark, startBenchCluster, type BenchOptions, type Row } from './common.ts';
+import type { Measurement } from './figures-table.ts';
 
 export const DRIVER_SCALE_TARGETS = {
   /** Peak driver RSS in any round, at the full size. */
@@ -238,4 +239,23 @@ export async function runDriverScaleBenchmark(options: BenchOptions): Promise<vo
     note: 'RSS does not depend on the machine\'s load; wall time does (the cluster, its Pods and the driver share the CPUs).',
     figures: { sizes, targets: T, results: figures },
   });
+}
+
+/** The figure for `npm run bench`'s one table (bench/issue-figures.ts): the slowest round, the highest peak, the growth. */
+export async function driverScaleFigures(options: BenchOptions, progress: (line: string) => void): Promise<Measurement[]> {
+  const figures = await measureDriverScale({ ...(options.quick ? DRIVER_SCALE_QUICK : DRIVER_SCALE_FULL), progress });
+  const T = DRIVER_SCALE_TARGETS;
+  const wallSeconds = Math.max(...figures.rounds.map((r) => r.wallMs)) / 1000;
+  const peakMiB = Math.max(...figures.rounds.map((r) => r.peakRssBytes)) / 2 ** 20;
+  const growthMiB = figures.growthBytes / 2 ** 20;
+  const failures = figures.rounds.reduce((n, r) => n + r.failures, 0);
+  return [
+    {
+      id: 'driver-scale',
+      measured: `${wallSeconds.toFixed(0)} s; ${peakMiB.toFixed(0)} MiB`,
+      values: { wallSeconds, peakRssMiB: peakMiB, growthMiB, failures },
+      pass: wallSeconds <= T.roundSeconds && peakMiB <= T.peakRssMiB && growthMiB <= T.growthMiB && failures <= T.failures,
+      note: `slowest of ${figures.rounds.length} rounds of ${figures.sandboxes}; growth ${growthMiB.toFixed(1)} MiB; ${failures} failed`,
+    },
+  ];
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env tsx
 /**
  * `npm run bench -- <name>... [--quick]`: runs named benchmarks from bench/, one after the
- * other. Benchmarks are measurements, not tests: a missed target is printed, the exit code
- * stays 0; only a benchmark that cannot run exits non-zero.
+ * other; with no name, the benchmarks behind issue 15's figures and one table of them
+ * (bench/issue-figures.ts). Benchmarks are measurements, not tests: a missed target is
+ * printed, the exit code stays 0; only a benchmark that cannot run exits non-zero.
  */
 import { parseArgs } from 'node:util';
 import type { BenchOptions } from '../bench/common.ts';
@@ -41,7 +42,8 @@ function help(): string {
   const list = Object.entries(BENCHMARKS)
     .map(([name, b]) => `  ${name.padEnd(width)}  ${b.summary}`)
     .join('\n');
-  return `Usage: npm run bench -- <benchmark>... [options]
+  return `Usage: npm run bench                         (issue 15's figures: one table, reports/bench.json)
+       npm run bench -- <benchmark>... [options]
 
 Benchmarks:
 ${list}
@@ -50,7 +52,8 @@ Options:
   --quick      small sizes for a smoke run (figures not comparable with the targets)
   -h, --help   show this help
 
-Figures are printed as a table (progress goes to stderr) and written to reports/bench/<benchmark>.json.
+Figures are printed as a table (progress goes to stderr) and written to reports/bench/<benchmark>.json
+(with no name: one table of every issue-15 figure, written to reports/bench.json).
 A missed target is reported as MISSED; the exit code is still 0.
 `;
 }
@@ -71,7 +74,17 @@ if (values.help) {
   process.stdout.write(help());
   process.exit(0);
 }
-if (positionals.length === 0) fail('name a benchmark to run');
+if (positionals.length === 0) {
+  const { runIssueFigures } = await import('../bench/issue-figures.ts');
+  let code: number;
+  try {
+    code = await runIssueFigures({ quick: !!values.quick });
+  } catch (error) {
+    process.stderr.write(`error: benchmark failed: ${(error as Error).stack ?? String(error)}\n`);
+    code = 1;
+  }
+  process.exit(code);
+}
 const unknown = positionals.filter((name) => !Object.hasOwn(BENCHMARKS, name));
 if (unknown.length) fail(`unknown benchmark${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')} (known: ${Object.keys(BENCHMARKS).join(', ')})`);
 

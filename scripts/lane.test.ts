@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { execa } from 'execa';
 import { execSync } from 'node:child_process';
-import { mkdirSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -145,4 +145,45 @@ function processesUnder(marker: string): string[] {
 /** Container processes of the embedded node run the fixture programs from this checkout. */
 function leftoverContainers(): string[] {
   return execSync('ps -eo pid,ppid,args').toString().split('\n').filter((l) => l.includes(`${ROOT}fixtures/programs/`) && l.includes('sleep 100000'));
+}
+
+test('Ctrl-C while lanes run side by side leaves no process, cluster or work folder behind', async () => {
+  test.setTimeout(360_000);
+  const reports = test.info().outputPath('reports');
+  const child = execa('node_modules/.bin/tsx', ['scripts/lane.ts', 'v1beta1', 'managed', '--cluster', 'embedded', '--report-dir', reports], { cwd: ROOT, reject: false, all: true, env: { CI: '' } });
+  let output = '';
+  child.all?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  // Not on a terminal, each lane's state changes are lines; both lanes' scenarios under way, containers running.
+  await expect.poll(() => ['shared-v1beta1', 'managed'].every((l) => output.includes(`[${l}] running scenarios`)), { timeout: 150_000 }).toBe(true);
+  await expect.poll(() => leftoverContainers().length, { timeout: 150_000 }).toBeGreaterThan(0);
+  const tree = descendants(child.pid!);
+  child.kill('SIGINT');
+  const result = await child;
+  expect(result.exitCode, result.all).toBe(130);
+  expect(result.all).toMatch(/SIGINT: stopping the run and tearing down (shared-v1beta1, managed|managed, shared-v1beta1)/);
+  await expect.poll(() => leftoverContainers(), { timeout: 20_000 }).toEqual([]);
+  await expect.poll(() => tree.filter(alive), { timeout: 20_000 }).toEqual([]);
+  // Each lane's work folder (kubeconfigs, the driver's credentials) is `.cluster/embedded/<lane>-<runner pid>`.
+  const left = existsSync(join(ROOT, '.cluster/embedded')) ? readdirSync(join(ROOT, '.cluster/embedded')).filter((d) => tree.some((pid) => d.endsWith(`-${pid}`))) : [];
+  expect(left).toEqual([]);
+});
+
+/** Every process below `pid`, now. */
+function descendants(pid: number): number[] {
+  const rows = execSync('ps -eo pid=,ppid=').toString().trim().split('\n').map((l) => l.trim().split(/\s+/).map(Number));
+  const found: number[] = [];
+  for (let frontier = [pid]; frontier.length; ) {
+    frontier = rows.filter(([, ppid]) => frontier.includes(ppid)).map(([p]) => p);
+    found.push(...frontier);
+  }
+  return found;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -1,7 +1,7 @@
 import { DriverError } from '../compute-driver.ts';
 import type { DriverContext } from './context.ts';
 import { isCallEnd } from './call-scope.ts';
-import { installGeneration, preparing } from './generation.ts';
+import { currentSandbox, installGeneration, preparing } from './generation.ts';
 import { asDriverError, type KubeObject } from './kube.ts';
 import { BOUNDARY_PORT, crName, LABEL } from './names.ts';
 import { newGeneration, operatingSpec, renderBoundaryService, renderSandbox, renderSupervisorPod, type SandboxIdentity } from './render.ts';
@@ -48,9 +48,11 @@ export async function createSandbox(ctx: DriverContext, id: string, spec: Launch
     const grace = spec.supervisorGraceSeconds ?? ctx.config.supervisorGraceSeconds;
     ctx.call.enter('creating the supervisor Pod');
     const supervisor = await ctx.kube.create(renderSupervisorPod(ctx.config, who, cr, generation, boundaryAddress, grace)).catch((e) => Promise.reject(asDriverError(e, 'creating the supervisor Pod')));
+    // The controller has written the new Sandbox's status meanwhile, on a loaded cluster as a rule:
+    // decide from the Sandbox as it is now, not as it was created (a certain 409, a read, a write).
     cr = await transition(
       ctx,
-      cr,
+      await currentSandbox(ctx, cr, 'letting the workload run (running patch)'),
       'letting the workload run (running patch)',
       preparing(ctx, generation, 'create', (current, state) => (state.suspendedInSpec ? { spec: operatingSpec(current.apiVersion!, false) } : null)),
     );

@@ -19,6 +19,10 @@ export async function installGeneration(ctx: DriverContext, cr: KubeObject, supe
   const state = readState(cr);
   const generation = state.generation!;
   const workload = await waitForWorkloadPod(ctx, cr);
+  // The controller writes the Sandbox's status as it creates the workload Pod, so the Sandbox
+  // known before the wait is outdated now: decided from it, the next write would be a certain
+  // 409 (then a read and a second write). Read it once instead.
+  cr = await currentSandbox(ctx, cr, 'recording the Pod UIDs');
   const uids = { [ANNOTATION.workloadUid]: workload.metadata!.uid!, [ANNOTATION.supervisorUid]: supervisor.metadata!.uid! };
   cr = await transition(
     ctx,
@@ -57,6 +61,14 @@ export function preparing(ctx: DriverContext, generation: string, operation: Gen
     if (now.kind === 'completed') throw superseded(ctx, 'the generation was completed before it was released');
     return decide(current, state);
   };
+}
+
+/** The Sandbox as it stands now (same UID), to decide a transition from after others have written it. */
+export async function currentSandbox(ctx: DriverContext, cr: KubeObject, stage: string): Promise<KubeObject> {
+  const fresh = await ctx.kube.get(ctx.ref(cr)).catch((e) => Promise.reject(asDriverError(e, `${stage}: reading Sandbox ${cr.metadata!.name}`)));
+  if (!fresh) throw new DriverError('NOT_FOUND', `sandbox not found: Sandbox ${cr.metadata!.name} was deleted while ${stage}`);
+  if (fresh.metadata!.uid !== cr.metadata!.uid) throw superseded(ctx, `Sandbox ${cr.metadata!.name} was replaced (uid ${cr.metadata!.uid} is now ${fresh.metadata!.uid})`);
+  return fresh;
 }
 
 /** Removes the bootstrap gate from exactly the Pod observed (UID-guarded JSON patch). */

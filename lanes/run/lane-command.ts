@@ -25,7 +25,7 @@ interface LaneCommandContext {
 }
 
 const HELP = `Usage: npm run lane -- <lane>... [options] [-- <playwright args>]
-       npm run lanes [-- options]          (all ${LANES.length} lanes)
+       npm run lanes [-- options]          (all ${LANES.length} lanes, side by side)
        npm run lane -- --list              (lanes, scenarios and invariants)
 
 Lanes: ${LANES.map((l) => (l.aliases.length ? `${l.name} (alias ${l.aliases.join(', ')})` : l.name)).join(', ')}
@@ -63,6 +63,11 @@ Options:
                                      running until Ctrl-C)
   --report-dir DIR                   where reports go (default: reports/); a folder per lane
   --all                              every lane
+  --serial                           several lanes: one after the other, Playwright printing
+                                     straight to the terminal (default: side by side, each on its
+                                     own cluster, one progress line per lane, then each lane's
+                                     output whole; lanes on one existing cluster always run one
+                                     after the other, saying why)
   --list                             print lanes, scenarios and invariants, then exit
   -h, --help                         this help
 
@@ -96,6 +101,7 @@ export async function runLaneCommand(argv: string[], context: LaneCommandContext
         roles: { type: 'string' },
         keep: { type: 'boolean' },
         all: { type: 'boolean' },
+        serial: { type: 'boolean' },
         list: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -160,6 +166,7 @@ export async function runLaneCommand(argv: string[], context: LaneCommandContext
     invariantIds: context.invariants.map((i) => i.id),
     reportRoot: resolve(values['report-dir'] ?? join(ROOT, 'reports')),
     keep: !!values.keep,
+    serial: !!values.serial,
     playwrightArgs,
   });
 }

@@ -1,189 +1,94 @@
 /**
- * The lane runner: for each lane, brings a cluster up, sets the lane up, writes the run value,
- * runs the scenarios in Playwright against it, writes reports/<lane>/summary.md, and tears the
- * cluster down. Ctrl-C stops Playwright, tears down whatever is up and exits 130.
+ * The lane runner: runs each lane (lane-job.ts) and ends with the lane x scenario table. Lanes
+ * run side by side, each on its own cluster, with one progress line per lane while they run;
+ * then each lane's output is printed whole, one lane after another. `--serial` runs them one
+ * after the other, Playwright printing straight to the terminal. Ctrl-C stops Playwright, tears
+ * down whatever is up and exits 130 (run-control.ts).
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { execa, type ResultPromise } from 'execa';
-import type { ClusterHandle, ClusterProvider, FixtureImage, ProviderOptions } from '../../cluster/cluster-provider.ts';
-import type { RoleSelectors } from '../../driver/role-selectors.ts';
 import type { Lane } from '../lane-declaration.ts';
-import { announceDriver } from './announce-driver.ts';
-import { driverReplicas } from './driver-launch.ts';
-import { driverIdentityName, grantDriverAccess, revokeDriverAccess, type DriverAccess } from '../setup/driver-access.ts';
-import { prepareOperatorWorkspaces } from '../setup/operator-namespaces.ts';
-import { describeDriver, LANE_RUN_ENV, writeLaneRun, type DriverUnderTest } from './lane-run.ts';
-import { readOutcomes, summaryTable, type Outcome } from './summary-table.ts';
+import { LaneProgress } from './lane-progress.ts';
+import { runLane, type LaneOutput, type LaneResult, type LaneRunOptions } from './lane-job.ts';
+import { forever, RunControl } from './run-control.ts';
+import { summaryTable, type Outcome } from './summary-table.ts';
 
-/** The checkout: where Playwright, its config and the scenarios are. */
-export const ROOT = resolve(import.meta.dirname, '../..');
-/** Scenarios mostly wait on the cluster, so more workers than cores pay off; --workers after -- wins. */
-const LANE_WORKERS = 2;
+export { ROOT } from './lane-job.ts';
 
-interface LaneRunOptions {
-  lanes: Lane[];
-  /** The embedded cluster's Agent Sandbox controller timing (`--realism`, `--seed`); the cluster's default when absent. */
-  agentSandboxRealism?: { enabled: boolean; seed?: number };
-  /** The run's one seed (`--seed`, else drawn): the controller's timing (above) and every test's replica routing. */
-  seed: number;
-  provider: ClusterProvider;
-  driver: DriverUnderTest;
-  /** `--roles FILE`: replaces every lane's role selectors. */
-  roles?: RoleSelectors;
-  /** The fixture programs every cluster provides. */
-  images: readonly FixtureImage[];
-  /** Invariant IDs the summary names when a scenario fails on them. */
-  invariantIds: readonly string[];
-  /** reports/ by default; a folder per lane inside. */
-  reportRoot: string;
-  keep: boolean;
-  playwrightArgs: string[];
+/**
+ * Why lanes that would run side by side run one after the other instead, or undefined. Lanes on
+ * one existing cluster would meet: the shared-mode lanes keep their sandboxes in one driver
+ * namespace, where one lane's driver reconciles (and may reap) the other's sandboxes, and the
+ * lanes' admission-policy faults bind to that namespace.
+ */
+export function serialReason(options: Pick<LaneRunOptions, 'lanes' | 'provider' | 'serial'>): string | undefined {
+  if (options.serial || options.lanes.length < 2) return undefined;
+  if (options.provider.name === 'existing') {
+    return "the lanes share one existing cluster: in its driver namespace one lane's driver would reconcile another lane's sandboxes and one lane's faults would refuse another's writes; one after the other";
+  }
+  return undefined;
 }
 
-/** Runs the lanes one after the other; resolves to the exit code (0 when every lane passed). */
+/** Runs the lanes; resolves to the exit code (0 when every lane passed). */
 export async function runLanes(options: LaneRunOptions): Promise<number> {
-  const { provider, driver } = options;
-  // Ctrl-C: stop Playwright (or a cluster coming up), tear the cluster down, leave nothing behind.
-  let running: ResultPromise | undefined;
-  const active = new Map<string, ClusterHandle>();
-  const stopping = new AbortController();
-  let interrupted = false;
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.on(signal, () => {
-      if (interrupted) return;
-      interrupted = true;
-      process.stderr.write(`\n${signal}: stopping the run and tearing down ${[...active.keys()].join(', ') || 'nothing'}\n`);
-      stopping.abort();
-      running?.kill('SIGINT');
-      void (async () => {
-        await running?.catch(() => undefined);
-        for (const [lane, handle] of active) await tearDown(provider, handle, providerOptions(provider, lane, options.keep)).catch(() => undefined);
-        process.exit(130);
-      })();
-    });
-  }
+  const reason = serialReason(options);
+  if (reason) process.stdout.write(`lanes: ${reason}\n`);
+  const sideBySide = !options.serial && !reason && options.lanes.length > 1;
+  const results = sideBySide ? await runSideBySide(options) : await runOneAfterAnother(options);
 
-  const results = new Map<string, Outcome[]>();
-  let failed = false;
-  for (const lane of options.lanes) {
-    if (interrupted) break;
-    const reportDir = join(options.reportRoot, lane.name);
-    const opts: ProviderOptions = {
-      ...providerOptions(provider, lane.name, options.keep),
-      reportDir,
-      signal: stopping.signal,
-      // Registered before a cluster is created, so Ctrl-C during `up` deletes it too.
-      onCluster: (handle) => active.set(lane.name, handle),
-    };
-    rmSync(reportDir, { recursive: true, force: true });
-    mkdirSync(reportDir, { recursive: true });
-    opts.progress(`${releaseOf(lane)}; ${lane.description}`);
-    let handle: ClusterHandle;
-    try {
-      handle = await provider.up({ lane: lane.name, agentSandbox: lane.agentSandbox, images: options.images, agentSandboxRealism: options.agentSandboxRealism }, opts);
-    } catch (error) {
-      if (interrupted) await new Promise(() => undefined); // the signal handler tears down and exits 130
-      process.stderr.write(`[${lane.name}] error: could not bring up the cluster: ${(error as Error).message}\n`);
-      active.delete(lane.name);
-      failed = true;
-      continue;
+  const table = new Map<string, Outcome[]>();
+  for (const r of results) if (r.column && r.outcomes) table.set(r.column, r.outcomes);
+  if (table.size) {
+    process.stdout.write(`\nLane x scenario (driver: ${options.driver.kind === 'harness' ? options.driver.variant : 'external'}; reports in reports/<lane>/)\n\n${summaryTable(table)}\n\n`);
+  }
+  const kept = results.flatMap((r) => (r.keptRunning ? [r.keptRunning] : []));
+  if (kept.length) {
+    process.stdout.write(`--keep: the embedded cluster${kept.length > 1 ? 's keep' : ' keeps'} running; ${kept.join('; ')}; Ctrl-C to stop\n`);
+    await forever();
+  }
+  return results.some((r) => r.failed) ? 1 : 0;
+}
+
+async function runOneAfterAnother(options: LaneRunOptions): Promise<LaneResult[]> {
+  const control = new RunControl(options.provider);
+  const terminal: LaneOutput = { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), capturesPlaywright: false };
+  const results: LaneResult[] = [];
+  for (const lane of options.lanes) results.push(await runLane(lane, options, control, terminal, () => undefined));
+  return results;
+}
+
+async function runSideBySide(options: LaneRunOptions): Promise<LaneResult[]> {
+  const buffers = new Map(options.lanes.map((lane) => [lane.name, new BufferedOutput()]));
+  const progress = new LaneProgress(options.lanes.map((l) => l.name));
+  const replay = (lanes: readonly Lane[]) => {
+    for (const lane of lanes) {
+      process.stdout.write(`\n===== ${lane.name} =====\n`);
+      buffers.get(lane.name)!.replay();
     }
-    active.set(lane.name, handle);
-    let driverAccess: DriverAccess | undefined;
-    try {
-      if (lane.operator) opts.progress(`operator: labelled workspace namespaces ${(await prepareOperatorWorkspaces(handle.kubeconfigPath, lane)).join(', ')}`);
-      if (driver.kind === 'harness') {
-        driverAccess = await grantLaneDriverAccess(lane, handle, opts.workDir);
-        opts.progress(`driver: runs as ${driverAccess.username} (${describeRbac(driverAccess)})`);
-      }
-      const runPath = join(opts.workDir, 'run.json');
-      opts.progress(await announceDriver(driver, lane, handle.kubeconfigPath));
-      const seeded = seedUse(lane, driver, options);
-      if (seeded) opts.progress(`seed ${options.seed}: ${seeded}; the same again: --seed ${options.seed}`);
-      writeLaneRun(runPath, { lane: options.roles ? { ...lane, roles: options.roles } : lane, cluster: handle, driver, driverAccess, reportDir, seed: options.seed });
-      opts.progress(`running scenarios (driver: ${describeDriver(driver, lane)})`);
-      const workers = options.playwrightArgs.some((a) => a.startsWith('--workers') || a === '-j') ? [] : ['--workers', String(lane.workers ?? LANE_WORKERS)];
-      running = execa(join(ROOT, 'node_modules/.bin/playwright'), ['test', '--project', lane.name, ...workers, ...options.playwrightArgs], {
-        cwd: ROOT,
-        stdio: 'inherit',
-        reject: false,
-        env: { [LANE_RUN_ENV]: runPath },
-      });
-      const result = await running;
-      running = undefined;
-      if (interrupted) await new Promise(() => undefined); // the signal handler tears down and exits 130
-      const outcomes = readOutcomes(join(reportDir, 'results.json'), options.invariantIds);
-      // A lane on another release already carries it in its name (release-axis.ts).
-      const column = lane.name.endsWith(`-${lane.agentSandbox.version}`) ? lane.name : `${lane.name} (${lane.agentSandbox.version})`;
-      results.set(column, outcomes);
-      const cluster = `${provider.name}${handle.agentSandboxRealism ? `, ${handle.agentSandboxRealism}` : ''}`;
-      const routing = driverReplicas(driver, lane) > 1 ? `; replica routing: seed ${options.seed}` : '';
-      writeFileSync(join(reportDir, 'summary.md'), `### ${lane.name}: ${releaseOf(lane)} on ${cluster}; driver: ${describeDriver(driver, lane)}${routing}\n\n${summaryTable(new Map([[column, outcomes]]))}\n`);
-      if (result.exitCode !== 0) {
-        failed = true;
-        if (provider.exportLogs) {
-          opts.progress('exporting cluster logs for the failure report');
-          await provider.exportLogs(handle, join(reportDir, 'cluster-logs')).catch((e: Error) => opts.progress(`could not export logs: ${e.message}`));
-        }
-      }
-    } catch (error) {
-      process.stderr.write(`[${lane.name}] error: ${(error as Error).message}\n`);
-      failed = true;
-    } finally {
-      if (driverAccess) {
-        await revokeDriverAccess(handle.kubeconfigPath, driverAccess).catch((e: Error) => opts.progress(`could not remove the driver's ServiceAccount and roles: ${e.message}`));
-        rmSync(driverAccess.kubeconfigPath, { force: true });
-      }
-      if (options.keep && provider.name === 'embedded') {
-        opts.progress(`--keep: the embedded cluster keeps running; KUBECONFIG=${handle.kubeconfigPath}; Ctrl-C to stop it`);
-        await new Promise(() => undefined);
-      }
-      if (!interrupted) {
-        await tearDown(provider, handle, opts);
-        active.delete(lane.name);
-      }
-    }
+  };
+  // On Ctrl-C: what each lane printed so far, before the tear-down messages.
+  const control = new RunControl(options.provider, () => {
+    progress.done();
+    replay(options.lanes);
+  });
+  const results = await Promise.all(options.lanes.map((lane) => runLane(lane, options, control, buffers.get(lane.name)!, (state) => progress.update(lane.name, state))));
+  progress.done();
+  replay(options.lanes);
+  return results;
+}
+
+/** A lane's output kept in order (stdout and stderr chunks as they came) and printed whole later. */
+class BufferedOutput implements LaneOutput {
+  readonly capturesPlaywright = true;
+  private readonly chunks: { stream: 'out' | 'err'; text: string }[] = [];
+
+  out(text: string): void {
+    this.chunks.push({ stream: 'out', text });
   }
 
-  if (results.size) {
-    process.stdout.write(`\nLane x scenario (driver: ${driver.kind === 'harness' ? driver.variant : 'external'}; reports in reports/<lane>/)\n\n${summaryTable(results)}\n\n`);
+  err(text: string): void {
+    this.chunks.push({ stream: 'err', text });
   }
-  return failed ? 1 : 0;
-}
 
-/** What the run's seed drives in this lane, or undefined when nothing (no realism, one replica). */
-function seedUse(lane: Lane, driver: DriverUnderTest, options: LaneRunOptions): string | undefined {
-  const uses = [options.agentSandboxRealism?.enabled && "the embedded controller's timing", driverReplicas(driver, lane) > 1 && 'the routing of each call to a driver replica (per test: derived from this seed, the title and the repeat index)'].filter(Boolean);
-  return uses.length ? uses.join(' and ') : undefined;
-}
-
-/** `Agent Sandbox v0.5.0 (Sandbox API v1beta1)`: what every report names the lane's release by. */
-function releaseOf(lane: Lane): string {
-  return `Agent Sandbox ${lane.agentSandbox.version} (Sandbox API ${lane.agentSandbox.apiVersion})`;
-}
-
-/** The lane's driver identity: a ServiceAccount in the driver's namespace with the lane's rules (Role in the sandbox namespace in shared mode). */
-function grantLaneDriverAccess(lane: Lane, handle: ClusterHandle, dir: string): Promise<DriverAccess> {
-  const { namespace } = lane.driver.settings;
-  return grantDriverAccess(handle.kubeconfigPath, { name: driverIdentityName(lane.name), namespace, roleNamespace: lane.driver.workspaceMode === 'shared' ? namespace : undefined, rbac: lane.driver.rbac, dir });
-}
-
-function describeRbac(access: DriverAccess): string {
-  const kinds = [access.rbac.role.length ? `Role in ${access.roleNamespace}` : '', access.rbac.clusterRole.length ? 'ClusterRole' : ''].filter(Boolean);
-  return `${kinds.join(' + ')}, the lane's rules`;
-}
-
-function providerOptions(provider: ClusterProvider, lane: string, keep: boolean): ProviderOptions {
-  // kind clusters outlive a run (get-or-create), so their files keep one place per lane; what
-  // a run writes for an embedded or existing cluster (kubeconfigs, the driver's credentials) is
-  // this run's alone, so concurrent runs on one machine cannot overwrite each other's files.
-  const workDir = join(ROOT, '.cluster', provider.name, provider.name === 'kind' ? lane : `${lane}-${process.pid}`);
-  mkdirSync(workDir, { recursive: true });
-  return { keep, workDir, progress: (line: string) => process.stdout.write(`[${lane}] ${line}\n`) };
-}
-
-async function tearDown(provider: ClusterProvider, handle: ClusterHandle, options: ProviderOptions): Promise<void> {
-  await provider.down(handle, options);
-  if (provider.name !== 'kind') rmSync(options.workDir, { recursive: true, force: true });
+  replay(): void {
+    for (const { stream, text } of this.chunks.splice(0)) (stream === 'out' ? process.stdout : process.stderr).write(text);
+  }
 }

@@ -211,6 +211,9 @@ export class PodWorker {
     const startedAt = metaTime();
     try {
       run.process = await RunningProcess.start(spec, log);
+      // Killed while it was starting (the node stopping on Ctrl-C, the Pod force-deleted): killAll()
+      // found no process then, so this one must not outlive the kill.
+      if (this.killed) run.process.signal('SIGKILL');
     } catch (error) {
       if (!(error instanceof StartError)) throw error;
       log.end();

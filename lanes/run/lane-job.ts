@@ -1,0 +1,215 @@
+/**
+ * One lane, start to end: brings its cluster up, sets the lane up (operator namespaces, the
+ * driver's ServiceAccount), writes the run value, runs the scenarios in Playwright, writes
+ * reports/<lane>/summary.md, and tears the cluster down. What it prints goes to a LaneOutput:
+ * the terminal itself when lanes run one after the other, a buffer printed whole afterwards when
+ * they run side by side (so no two lanes' output interleave); its phases go to `onState`.
+ */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join, resolve } from 'node:path';
+import { execa } from 'execa';
+import type { ClusterHandle, ClusterProvider, FixtureImage, ProviderOptions } from '../../cluster/cluster-provider.ts';
+import type { RoleSelectors } from '../../driver/role-selectors.ts';
+import type { Lane } from '../lane-declaration.ts';
+import { announceDriver } from './announce-driver.ts';
+import { driverReplicas } from './driver-launch.ts';
+import { driverIdentityName, grantDriverAccess, revokeDriverAccess, type DriverAccess } from '../setup/driver-access.ts';
+import { prepareOperatorWorkspaces } from '../setup/operator-namespaces.ts';
+import { describeDriver, LANE_RUN_ENV, writeLaneRun, type DriverUnderTest } from './lane-run.ts';
+import { countTestLine, type LaneState } from './lane-progress.ts';
+import type { RunControl } from './run-control.ts';
+import { readOutcomes, summaryTable, type Outcome } from './summary-table.ts';
+
+/** The checkout: where Playwright, its config and the scenarios are. */
+export const ROOT = resolve(import.meta.dirname, '../..');
+
+export interface LaneRunOptions {
+  lanes: Lane[];
+  /** The embedded cluster's Agent Sandbox controller timing (`--realism`, `--seed`); the cluster's default when absent. */
+  agentSandboxRealism?: { enabled: boolean; seed?: number };
+  /** The run's one seed (`--seed`, else drawn): the controller's timing (above) and every test's replica routing. */
+  seed: number;
+  provider: ClusterProvider;
+  driver: DriverUnderTest;
+  /** `--roles FILE`: replaces every lane's role selectors. */
+  roles?: RoleSelectors;
+  /** The fixture programs every cluster provides. */
+  images: readonly FixtureImage[];
+  /** Invariant IDs the summary names when a scenario fails on them. */
+  invariantIds: readonly string[];
+  /** reports/ by default; a folder per lane inside. */
+  reportRoot: string;
+  keep: boolean;
+  /** `--serial`: one lane after the other, Playwright printing straight to the terminal. */
+  serial?: boolean;
+  playwrightArgs: string[];
+}
+
+/** Where a lane's lines go: the terminal, or a buffer replayed once the lane is done. */
+export interface LaneOutput {
+  out(text: string): void;
+  err(text: string): void;
+  /** Playwright's own output: inherited (the terminal) or captured into this output. */
+  readonly capturesPlaywright: boolean;
+}
+
+export interface LaneResult {
+  /** The summary table's column (`shared-v1beta1 (v0.5.0)`), with the lane's outcomes, once Playwright ran. */
+  column?: string;
+  outcomes?: Outcome[];
+  failed: boolean;
+  /** `--keep` on the embedded cluster: the cluster lives in this process until Ctrl-C. */
+  keptRunning?: string;
+}
+
+/**
+ * Scenarios mostly wait on the cluster (grace periods, probes), not on the CPU, so on the
+ * embedded cluster every test gets its own worker: Playwright starts no more workers than it
+ * has tests (`fullyParallel`), so this cap only bounds long `--repeat-each` runs, each worker
+ * being a Node process of ~100-150 MiB. On kind and existing clusters the real Agent Sandbox
+ * controller reconciles one Sandbox at a time up to v0.5.0 (`--sandbox-concurrent-workers` 1)
+ * and the node's containers share the machine with Docker: more tests at once only queue
+ * behind it and eat into their own deadlines, so two (today's figure) stay. `--workers` after
+ * `--` wins.
+ */
+export function laneWorkers(provider: ClusterProvider['name']): number {
+  return provider === 'embedded' ? Math.max(16, 4 * availableParallelism()) : 2;
+}
+
+export async function runLane(lane: Lane, options: LaneRunOptions, control: RunControl, output: LaneOutput, onState: (state: LaneState) => void): Promise<LaneResult> {
+  const { provider, driver } = options;
+  const reportDir = join(options.reportRoot, lane.name);
+  const opts: ProviderOptions = {
+    ...providerOptions(provider, lane.name, options.keep, output),
+    reportDir,
+    signal: control.stopping.signal,
+    // Registered before a cluster is created, so Ctrl-C during `up` deletes it too.
+    onCluster: (handle) => control.clusterUp(lane.name, handle, opts),
+  };
+  rmSync(reportDir, { recursive: true, force: true });
+  mkdirSync(reportDir, { recursive: true });
+  opts.progress(`${releaseOf(lane)}; ${lane.description}`);
+  onState({ phase: 'cluster' });
+  let handle: ClusterHandle;
+  try {
+    handle = await provider.up({ lane: lane.name, agentSandbox: lane.agentSandbox, images: options.images, agentSandboxRealism: options.agentSandboxRealism }, opts);
+  } catch (error) {
+    await control.haltIfInterrupted();
+    output.err(`[${lane.name}] error: could not bring up the cluster: ${(error as Error).message}\n`);
+    control.forgetCluster(lane.name);
+    if (provider.name !== 'kind') rmSync(opts.workDir, { recursive: true, force: true });
+    onState({ phase: 'failed' });
+    return { failed: true };
+  }
+  control.clusterUp(lane.name, handle, opts);
+  onState({ phase: 'setup' });
+  let driverAccess: DriverAccess | undefined;
+  const result: LaneResult = { failed: false };
+  try {
+    if (lane.operator) opts.progress(`operator: labelled workspace namespaces ${(await prepareOperatorWorkspaces(handle.kubeconfigPath, lane)).join(', ')}`);
+    if (driver.kind === 'harness') {
+      driverAccess = await grantLaneDriverAccess(lane, handle, opts.workDir);
+      opts.progress(`driver: runs as ${driverAccess.username} (${describeRbac(driverAccess)})`);
+    }
+    const runPath = join(opts.workDir, 'run.json');
+    opts.progress(await announceDriver(driver, lane, handle.kubeconfigPath));
+    const seeded = seedUse(lane, driver, options);
+    if (seeded) opts.progress(`seed ${options.seed}: ${seeded}; the same again: --seed ${options.seed}`);
+    writeLaneRun(runPath, { lane: options.roles ? { ...lane, roles: options.roles } : lane, cluster: handle, driver, driverAccess, reportDir, seed: options.seed });
+    opts.progress(`running scenarios (driver: ${describeDriver(driver, lane)})`);
+    const tests = { passed: 0, failed: 0, skipped: 0 };
+    onState({ phase: 'scenarios', tests });
+    const exitCode = await runPlaywright(lane, options, runPath, control, output, (line) => {
+      if (countTestLine(line, tests)) onState({ phase: 'scenarios', tests });
+    });
+    await control.haltIfInterrupted();
+    const outcomes = readOutcomes(join(reportDir, 'results.json'), options.invariantIds);
+    // A lane on another release already carries it in its name (release-axis.ts).
+    result.column = lane.name.endsWith(`-${lane.agentSandbox.version}`) ? lane.name : `${lane.name} (${lane.agentSandbox.version})`;
+    result.outcomes = outcomes;
+    const routing = driverReplicas(driver, lane) > 1 ? `; replica routing: seed ${options.seed}` : '';
+    const cluster = `${provider.name}${handle.agentSandboxRealism ? `, ${handle.agentSandboxRealism}` : ''}`;
+    writeFileSync(join(reportDir, 'summary.md'), `### ${lane.name}: ${releaseOf(lane)} on ${cluster}; driver: ${describeDriver(driver, lane)}${routing}\n\n${summaryTable(new Map([[result.column, outcomes]]))}\n`);
+    if (exitCode !== 0) {
+      result.failed = true;
+      if (provider.exportLogs) {
+        opts.progress('exporting cluster logs for the failure report');
+        await provider.exportLogs(handle, join(reportDir, 'cluster-logs')).catch((e: Error) => opts.progress(`could not export logs: ${e.message}`));
+      }
+    }
+  } catch (error) {
+    await control.haltIfInterrupted();
+    output.err(`[${lane.name}] error: ${(error as Error).message}\n`);
+    result.failed = true;
+  } finally {
+    await control.haltIfInterrupted();
+    onState({ phase: 'teardown' });
+    if (driverAccess) {
+      await revokeDriverAccess(handle.kubeconfigPath, driverAccess).catch((e: Error) => opts.progress(`could not remove the driver's ServiceAccount and roles: ${e.message}`));
+      rmSync(driverAccess.kubeconfigPath, { force: true });
+    }
+    if (options.keep && provider.name === 'embedded') result.keptRunning = `${lane.name}: KUBECONFIG=${handle.kubeconfigPath}`;
+    else await control.clusterDown(lane.name);
+  }
+  onState({ phase: result.failed ? 'failed' : 'passed' });
+  return result;
+}
+
+/** Playwright on the lane's project; resolves to its exit code. Every line it prints also goes to `onLine`. */
+async function runPlaywright(lane: Lane, options: LaneRunOptions, runPath: string, control: RunControl, output: LaneOutput, onLine: (line: string) => void): Promise<number> {
+  const workers = options.playwrightArgs.some((a) => a.startsWith('--workers') || a === '-j') ? [] : ['--workers', String(lane.workers ?? laneWorkers(options.provider.name))];
+  const child = execa(join(ROOT, 'node_modules/.bin/playwright'), ['test', '--project', lane.name, ...workers, ...options.playwrightArgs], {
+    cwd: ROOT,
+    stdio: output.capturesPlaywright ? 'pipe' : 'inherit',
+    reject: false,
+    env: { [LANE_RUN_ENV]: runPath },
+  });
+  if (output.capturesPlaywright) {
+    for (const [stream, write] of [
+      [child.stdout, (t: string) => output.out(t)],
+      [child.stderr, (t: string) => output.err(t)],
+    ] as const) {
+      let partial = '';
+      stream?.setEncoding('utf8').on('data', (chunk: string) => {
+        write(chunk);
+        const lines = (partial + chunk).split('\n');
+        partial = lines.pop()!;
+        for (const line of lines) onLine(line);
+      });
+    }
+  }
+  const result = await control.child(child);
+  return result.exitCode ?? 1;
+}
+
+/** `Agent Sandbox v0.5.0 (Sandbox API v1beta1)`: what every report names the lane's release by. */
+function releaseOf(lane: Lane): string {
+  return `Agent Sandbox ${lane.agentSandbox.version} (Sandbox API ${lane.agentSandbox.apiVersion})`;
+}
+
+/** The lane's driver identity: a ServiceAccount in the driver's namespace with the lane's rules (Role in the sandbox namespace in shared mode). */
+function grantLaneDriverAccess(lane: Lane, handle: ClusterHandle, dir: string): Promise<DriverAccess> {
+  const { namespace } = lane.driver.settings;
+  return grantDriverAccess(handle.kubeconfigPath, { name: driverIdentityName(lane.name), namespace, roleNamespace: lane.driver.workspaceMode === 'shared' ? namespace : undefined, rbac: lane.driver.rbac, dir });
+}
+
+function describeRbac(access: DriverAccess): string {
+  const kinds = [access.rbac.role.length ? `Role in ${access.roleNamespace}` : '', access.rbac.clusterRole.length ? 'ClusterRole' : ''].filter(Boolean);
+  return `${kinds.join(' + ')}, the lane's rules`;
+}
+
+function providerOptions(provider: ClusterProvider, lane: string, keep: boolean, output: LaneOutput): ProviderOptions {
+  // kind clusters outlive a run (get-or-create), so their files keep one place per lane; what
+  // a run writes for an embedded or existing cluster (kubeconfigs, the driver's credentials) is
+  // this run's alone, so concurrent runs on one machine cannot overwrite each other's files.
+  const workDir = join(ROOT, '.cluster', provider.name, provider.name === 'kind' ? lane : `${lane}-${process.pid}`);
+  mkdirSync(workDir, { recursive: true });
+  return { keep, workDir, progress: (line: string) => output.out(`[${lane}] ${line}\n`) };
+}
+
+/** What the run's seed drives in this lane, or undefined when nothing (no realism, one replica). */
+function seedUse(lane: Lane, driver: DriverUnderTest, options: LaneRunOptions): string | undefined {
+  const uses = [options.agentSandboxRealism?.enabled && "the embedded controller's timing", driverReplicas(driver, lane) > 1 && 'the routing of each call to a driver replica (per test: derived from this seed, the title and the repeat index)'].filter(Boolean);
+  return uses.length ? uses.join(' and ') : undefined;
+}
