@@ -122,29 +122,42 @@ test('Ctrl-C in the middle of a lane leaves no process behind', async () => {
   test.setTimeout(120_000);
   const reports = test.info().outputPath('reports');
   const child = execa('node_modules/.bin/tsx', ['scripts/lane.ts', 'v1beta1', '--cluster', 'embedded', '--report-dir', reports], { cwd: ROOT, reject: false, all: true, env: { CI: '' } });
-  let output = '';
-  await new Promise<void>((resolve) => {
-    child.all?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('create the sandbox') || output.includes('running scenarios')) resolve();
-    });
-  });
-  // Let a scenario get going (containers running), then interrupt.
-  await expect.poll(() => (processesUnder(reports).length > 0 || /create|stop/.test(output)), { timeout: 60_000 }).toBe(true);
+  // Let a scenario get going (its containers running), then interrupt. Only this lane's own
+  // process tree is judged: other tests of this run start embedded nodes of their own beside it.
+  await expect.poll(() => descendants(child.pid!).filter(isContainer).length, { timeout: 90_000, message: 'a container of the lane running' }).toBeGreaterThan(0);
+  const tree = descendants(child.pid!);
   child.kill('SIGINT');
   const result = await child;
   expect(result.exitCode, result.all).toBe(130);
   expect(result.all).toContain('SIGINT: stopping the run and tearing down');
-  await expect.poll(() => leftoverContainers(), { timeout: 20_000 }).toEqual([]);
+  const pids = new Set(tree.map((p) => p.pid));
+  await expect.poll(() => processes().filter((p) => pids.has(p.pid) || (isContainer(p) && pids.has(p.ppid))).map((p) => `${p.pid} ${p.ppid} ${p.args}`), { timeout: 20_000, message: 'every process the lane started has ended' }).toEqual([]);
 });
 
-function processesUnder(marker: string): string[] {
-  return execSync('ps -eo args').toString().split('\n').filter((l) => l.includes(marker));
+type Process = { pid: number; ppid: number; args: string };
+
+function processes(): Process[] {
+  return execSync('ps -eo pid=,ppid=,args=').toString().split('\n').flatMap((line) => {
+    const m = /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line);
+    return m ? [{ pid: Number(m[1]), ppid: Number(m[2]), args: m[3] }] : [];
+  });
+}
+
+/** The processes under `root` (not itself), children before grandchildren. */
+function descendants(root: number): Process[] {
+  const all = processes();
+  const found: Process[] = [];
+  for (let parents = new Set([root]); parents.size; ) {
+    const children = all.filter((p) => parents.has(p.ppid));
+    found.push(...children);
+    parents = new Set(children.map((p) => p.pid));
+  }
+  return found;
 }
 
 /** Container processes of the embedded node run the fixture programs from this checkout. */
-function leftoverContainers(): string[] {
-  return execSync('ps -eo pid,ppid,args').toString().split('\n').filter((l) => l.includes(`${ROOT}fixtures/programs/`) && l.includes('sleep 100000'));
+function isContainer(p: Process): boolean {
+  return p.args.includes(`${ROOT}fixtures/programs/`);
 }
 
 test('Ctrl-C while lanes run side by side leaves no process, cluster or work folder behind', async () => {

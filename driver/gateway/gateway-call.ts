@@ -86,9 +86,14 @@ export class GatewayCall {
   private ended(detail = ''): GatewayError {
     const code = this.signal.aborted ? abortCode(this.signal.reason) : 'DEADLINE_EXCEEDED';
     const allowedMs = this.deadline - this.started;
-    const what = code === 'DEADLINE_EXCEEDED' ? `did not return within ${(allowedMs / 1000).toFixed(0)} s` : 'was cancelled by its caller';
+    const what = code === 'DEADLINE_EXCEEDED' ? `did not return within ${seconds(allowedMs)} s` : 'was cancelled by its caller';
     const lastSeen = this.sandboxId ? describeSighting(this.seen(this.sandboxId)) : undefined;
     const subject = this.sandboxId ? ` (sandbox ${this.sandboxId}${lastSeen ? `; ${lastSeen}` : ''})` : '';
     return new GatewayError(code, `${this.operation} ${what}: stopped while ${this.stage}${detail}${subject}`, this.operation, this.stage, this.sandboxId, code === 'DEADLINE_EXCEEDED' ? allowedMs : undefined, lastSeen);
   }
+}
+
+/** A budget in seconds as a reader wants it: tenths below 10 s (a 0.5 s budget is not '0 s' or '1 s'), whole seconds above. */
+function seconds(ms: number): string {
+  return (ms / 1000).toFixed(ms < 10_000 ? 1 : 0);
 }

@@ -99,7 +99,7 @@ test("a call that runs out of time fails at once, naming the stage and what the 
   expect(error).toBeInstanceOf(GatewayError);
   const e = error as GatewayError;
   expect([e.code, e.operation, e.stage, e.sandboxId]).toEqual(['DEADLINE_EXCEEDED', 'start', 'waiting for the sandbox to become Ready', id]);
-  expect(e.message).toMatch(new RegExp(`^start did not return within 1 s: stopped while waiting for the sandbox to become Ready \\(sandbox ${id}; the driver has shown Ready=False \\(SandboxRuntimeGenerationStarting\\), Bootstrapping=True \\(SandboxRuntimeGenerationStarting\\) for \\d+\\.\\d s \\((WatchSandboxes|GetSandbox)\\)\\)$`));
+  expect(e.message).toMatch(new RegExp(`^start did not return within 0\\.\\d s: stopped while waiting for the sandbox to become Ready \\(sandbox ${id}; the driver has shown Ready=False \\(SandboxRuntimeGenerationStarting\\), Bootstrapping=True \\(SandboxRuntimeGenerationStarting\\) for \\d+\\.\\d s \\((WatchSandboxes|GetSandbox)\\)\\)$`));
 
   driver.failure = new DriverError('FAILED_PRECONDITION', 'cannot rotate a running workload Pod; stop the sandbox first');
   const passed = await g.stop(id).then(() => undefined, (x: unknown) => x);

@@ -81,7 +81,7 @@ test.describe('call deadlines and cancellation', () => {
     });
     const error = await driverError(d.create({ name: 'demo', command: MAIN }, { signal: caller.signal }));
     expect(error.code).toBe('DEADLINE_EXCEEDED');
-    expect(error.message).toMatch(/^create did not return within \d+ s: stopped while waiting for the sandbox to become Ready \(sandbox [0-9a-f]{16}; the driver has shown .*Bootstrapping=True \(SandboxRuntimeGenerationStarting\).*\)$/);
+    expect(error.message).toMatch(/^create did not return within \d+(\.\d)? s: stopped while waiting for the sandbox to become Ready \(sandbox [0-9a-f]{16}; the driver has shown .*Bootstrapping=True \(SandboxRuntimeGenerationStarting\).*\)$/);
     const id = /sandbox ([0-9a-f]{16})/.exec(error.message)![1];
     await expect.poll(async () => (await d.get(id)).phase, { timeout: 30_000 }).toBe('Ready');
     expect(timeline.bootstrapPhases('default--demo')).toEqual(['create:preparing', 'create:released', '-:cleared']);
