@@ -168,35 +168,16 @@ test('Ctrl-C while lanes run side by side leaves no process, cluster or work fol
   child.all?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   // Not on a terminal, each lane's state changes are lines; both lanes' scenarios under way, containers running.
   await expect.poll(() => ['shared-v1beta1', 'managed'].every((l) => output.includes(`[${l}] running scenarios`)), { timeout: 150_000 }).toBe(true);
-  await expect.poll(() => leftoverContainers().length, { timeout: 150_000 }).toBeGreaterThan(0);
+  await expect.poll(() => descendants(child.pid!).filter(isContainer).length, { timeout: 150_000, message: 'a container of the lanes running' }).toBeGreaterThan(0);
   const tree = descendants(child.pid!);
   child.kill('SIGINT');
   const result = await child;
   expect(result.exitCode, result.all).toBe(130);
   expect(result.all).toMatch(/SIGINT: stopping the run and tearing down (shared-v1beta1, managed|managed, shared-v1beta1)/);
-  await expect.poll(() => leftoverContainers(), { timeout: 20_000 }).toEqual([]);
-  await expect.poll(() => tree.filter(alive), { timeout: 20_000 }).toEqual([]);
+  const pids = new Set(tree.map((p) => p.pid));
+  await expect.poll(() => processes().filter((p) => pids.has(p.pid) || (isContainer(p) && pids.has(p.ppid))).map((p) => `${p.pid} ${p.ppid} ${p.args}`), { timeout: 20_000, message: 'every process the lanes started has ended' }).toEqual([]);
   // Each lane's work folder (kubeconfigs, the driver's credentials) is `.cluster/embedded/<lane>-<runner pid>`.
-  const left = existsSync(join(ROOT, '.cluster/embedded')) ? readdirSync(join(ROOT, '.cluster/embedded')).filter((d) => tree.some((pid) => d.endsWith(`-${pid}`))) : [];
+  const left = existsSync(join(ROOT, '.cluster/embedded')) ? readdirSync(join(ROOT, '.cluster/embedded')).filter((d) => tree.some((p) => d.endsWith(`-${p.pid}`))) : [];
   expect(left).toEqual([]);
 });
 
-/** Every process below `pid`, now. */
-function descendants(pid: number): number[] {
-  const rows = execSync('ps -eo pid=,ppid=').toString().trim().split('\n').map((l) => l.trim().split(/\s+/).map(Number));
-  const found: number[] = [];
-  for (let frontier = [pid]; frontier.length; ) {
-    frontier = rows.filter(([, ppid]) => frontier.includes(ppid)).map(([p]) => p);
-    found.push(...frontier);
-  }
-  return found;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
