@@ -65,19 +65,23 @@ export interface LaneResult {
 
 /**
  * Scenarios mostly wait on the cluster (grace periods, probes), not on the CPU, so on the
- * embedded cluster every test gets its own worker: Playwright starts no more workers than it
- * has tests (`fullyParallel`), so this cap only bounds long `--repeat-each` runs, each worker
- * being a Node process of ~100-150 MiB. On kind and existing clusters the real Agent Sandbox
- * controller reconciles one Sandbox at a time up to v0.5.0 (`--sandbox-concurrent-workers` 1)
- * and the node's containers share the machine with Docker: more tests at once only queue
- * behind it and eat into their own deadlines, so two (today's figure) stay. `--workers` after
- * `--` wins.
+ * embedded cluster a lane gets a worker per test up to a machine-wide budget of
+ * max(16, 4 × CPUs) tests at once (Playwright starts no more workers than it has tests,
+ * `fullyParallel`; each worker is a Node process of ~100-150 MiB). Lanes side by side share that
+ * budget: six lanes of fifteen workers each on 2 CPUs starved the clusters they run on, and
+ * scenarios failed their readiness deadlines (measured: 64 of 90 failed). On kind and existing
+ * clusters the real Agent Sandbox controller reconciles one Sandbox at a time up to v0.5.0
+ * (`--sandbox-concurrent-workers` 1) and the node's containers share the machine with Docker:
+ * more tests at once only queue behind it and eat into their own deadlines, so two stay.
+ * `--workers` after `--` wins.
  */
-export function laneWorkers(provider: ClusterProvider['name']): number {
-  return provider === 'embedded' ? Math.max(16, 4 * availableParallelism()) : 2;
+export function laneWorkers(provider: ClusterProvider['name'], lanesAtOnce = 1): number {
+  if (provider !== 'embedded') return 2;
+  return Math.max(1, Math.floor(Math.max(16, 4 * availableParallelism()) / lanesAtOnce));
 }
 
-export async function runLane(lane: Lane, options: LaneRunOptions, control: RunControl, output: LaneOutput, onState: (state: LaneState) => void): Promise<LaneResult> {
+/** Runs one lane; `lanesAtOnce` is how many lanes run beside it, sharing the machine's workers. */
+export async function runLane(lane: Lane, options: LaneRunOptions, control: RunControl, output: LaneOutput, onState: (state: LaneState) => void, lanesAtOnce = 1): Promise<LaneResult> {
   const { provider, driver } = options;
   const reportDir = join(options.reportRoot, lane.name);
   const opts: ProviderOptions = {
@@ -120,7 +124,7 @@ export async function runLane(lane: Lane, options: LaneRunOptions, control: RunC
     opts.progress(`running scenarios (driver: ${describeDriver(driver, lane)})`);
     const tests = { passed: 0, failed: 0, skipped: 0 };
     onState({ phase: 'scenarios', tests });
-    const exitCode = await runPlaywright(lane, options, runPath, control, output, (line) => {
+    const exitCode = await runPlaywright(lane, options, runPath, control, output, lanesAtOnce, (line) => {
       if (countTestLine(line, tests)) onState({ phase: 'scenarios', tests });
     });
     await control.haltIfInterrupted();
@@ -157,8 +161,8 @@ export async function runLane(lane: Lane, options: LaneRunOptions, control: RunC
 }
 
 /** Playwright on the lane's project; resolves to its exit code. Every line it prints also goes to `onLine`. */
-async function runPlaywright(lane: Lane, options: LaneRunOptions, runPath: string, control: RunControl, output: LaneOutput, onLine: (line: string) => void): Promise<number> {
-  const workers = options.playwrightArgs.some((a) => a.startsWith('--workers') || a === '-j') ? [] : ['--workers', String(lane.workers ?? laneWorkers(options.provider.name))];
+async function runPlaywright(lane: Lane, options: LaneRunOptions, runPath: string, control: RunControl, output: LaneOutput, lanesAtOnce: number, onLine: (line: string) => void): Promise<number> {
+  const workers = options.playwrightArgs.some((a) => a.startsWith('--workers') || a === '-j') ? [] : ['--workers', String(lane.workers ?? laneWorkers(options.provider.name, lanesAtOnce))];
   const child = execa(join(ROOT, 'node_modules/.bin/playwright'), ['test', '--project', lane.name, ...workers, ...options.playwrightArgs], {
     cwd: ROOT,
     stdio: output.capturesPlaywright ? 'pipe' : 'inherit',

@@ -69,7 +69,7 @@ async function runSideBySide(options: LaneRunOptions): Promise<LaneResult[]> {
     progress.done();
     replay(options.lanes);
   });
-  const results = await Promise.all(options.lanes.map((lane) => runLane(lane, options, control, buffers.get(lane.name)!, (state) => progress.update(lane.name, state))));
+  const results = await Promise.all(options.lanes.map((lane) => runLane(lane, options, control, buffers.get(lane.name)!, (state) => progress.update(lane.name, state), options.lanes.length)));
   progress.done();
   replay(options.lanes);
   return results;
