@@ -34,7 +34,7 @@ interface LaneTiming {
 
 async function timeLane(args: string[], reportDir: string): Promise<LaneTiming> {
   const started = performance.now();
-  const run = await execa('node_modules/.bin/tsx', ['scripts/lane.ts', ...args, '--cluster', 'embedded', '--report-dir', reportDir], { reject: false, all: true, env: { CI: '' } });
+  const run = await execa(process.execPath, ['--import', 'tsx', 'scripts/lane.ts', ...args, '--cluster', 'embedded', '--report-dir', reportDir], { reject: false, all: true, env: { CI: '' } });
   const seconds = (performance.now() - started) / 1000;
   // Side by side and not on a terminal, the runner prints `[lane] passed (+12.3s)` as each lane ends.
   const laneSeconds = Object.fromEntries([...(run.all ?? '').matchAll(/^\[(\S+)\] (?:passed|FAILED) \(\+([\d.]+)s\)$/gm)].map((m) => [m[1], Number(m[2])]));

@@ -14,7 +14,7 @@ import { readOutcomes } from '../lanes/run/summary-table.ts';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 function lane(args: string[], env: Record<string, string> = {}) {
-  return execa('node_modules/.bin/tsx', ['scripts/lane.ts', ...args], { cwd: ROOT, reject: false, all: true, env: { CI: '', ...env } });
+  return execa(process.execPath, ['--import', 'tsx', 'scripts/lane.ts', ...args], { cwd: ROOT, reject: false, all: true, env: { CI: '', ...env } });
 }
 
 /**

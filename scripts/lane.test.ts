@@ -10,7 +10,7 @@ import { INVARIANTS } from '../timeline/evaluate/registry.ts';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 function lane(args: string[], env: Record<string, string> = {}) {
-  return execa('node_modules/.bin/tsx', ['scripts/lane.ts', ...args], { cwd: ROOT, reject: false, all: true, env: { CI: '', ...env } });
+  return execa(process.execPath, ['--import', 'tsx', 'scripts/lane.ts', ...args], { cwd: ROOT, reject: false, all: true, env: { CI: '', ...env } });
 }
 
 test.describe('bad input: a clear message and a non-zero exit', () => {
@@ -121,7 +121,7 @@ test('--list needs no cluster: lanes, the scenarios as Playwright lists them, an
 test('Ctrl-C in the middle of a lane leaves no process behind', async () => {
   test.setTimeout(120_000);
   const reports = test.info().outputPath('reports');
-  const child = execa('node_modules/.bin/tsx', ['scripts/lane.ts', 'v1beta1', '--cluster', 'embedded', '--report-dir', reports], { cwd: ROOT, reject: false, all: true, env: { CI: '' } });
+  const child = execa(process.execPath, ['--import', 'tsx', 'scripts/lane.ts', 'v1beta1', '--cluster', 'embedded', '--report-dir', reports], { cwd: ROOT, reject: false, all: true, env: { CI: '' } });
   // Let a scenario get going (its containers running), then interrupt. Only this lane's own
   // process tree is judged: other tests of this run start embedded nodes of their own beside it.
   await expect.poll(() => descendants(child.pid!).filter(isContainer).length, { timeout: 90_000, message: 'a container of the lane running' }).toBeGreaterThan(0);
@@ -163,7 +163,7 @@ function isContainer(p: Process): boolean {
 test('Ctrl-C while lanes run side by side leaves no process, cluster or work folder behind', async () => {
   test.setTimeout(360_000);
   const reports = test.info().outputPath('reports');
-  const child = execa('node_modules/.bin/tsx', ['scripts/lane.ts', 'v1beta1', 'managed', '--cluster', 'embedded', '--report-dir', reports], { cwd: ROOT, reject: false, all: true, env: { CI: '' } });
+  const child = execa(process.execPath, ['--import', 'tsx', 'scripts/lane.ts', 'v1beta1', 'managed', '--cluster', 'embedded', '--report-dir', reports], { cwd: ROOT, reject: false, all: true, env: { CI: '' } });
   let output = '';
   child.all?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   // Not on a terminal, each lane's state changes are lines; both lanes' scenarios under way, containers running.

@@ -25,7 +25,7 @@ test.afterEach(async () => {
 });
 
 function manifests(args: string[], env: Record<string, string> = {}) {
-  return execa('node_modules/.bin/tsx', ['scripts/manifests.ts', ...args], {
+  return execa(process.execPath, ['--import', 'tsx', 'scripts/manifests.ts', ...args], {
     cwd: ROOT,
     reject: false,
     env: { XDG_CACHE_HOME: join(dir, 'cache'), AGENT_SANDBOX_MANIFESTS: '', ...env },

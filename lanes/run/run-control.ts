@@ -3,6 +3,11 @@
  * or side by side: every Playwright process still running is stopped, every cluster that is up
  * (or coming up) is torn down with its files, and the process exits 130. Lanes register what
  * they start here; once interrupted they stop where they are and leave the clean-up to it.
+ *
+ * The npm scripts start the runner as `node --import tsx`, not through the tsx command: tsx's
+ * command relays a Ctrl-C to its child and SIGKILLs it when the child has not acknowledged the
+ * signal within ~30 ms. On a loaded machine that killed the runner before this tear-down ran,
+ * leaving Playwright, its workers and the embedded node's containers behind.
  */
 import { rmSync } from 'node:fs';
 import type { ResultPromise } from 'execa';
