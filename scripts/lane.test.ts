@@ -119,20 +119,40 @@ test('--list needs no cluster: lanes, the scenarios as Playwright lists them, an
 });
 
 test('Ctrl-C in the middle of a lane leaves no process behind', async () => {
-  test.setTimeout(120_000);
-  const reports = test.info().outputPath('reports');
-  const child = execa(process.execPath, ['--import', 'tsx', 'scripts/lane.ts', 'v1beta1', '--cluster', 'embedded', '--report-dir', reports], { cwd: ROOT, reject: false, all: true, env: { CI: '' } });
-  // Let a scenario get going (its containers running), then interrupt. Only this lane's own
-  // process tree is judged: other tests of this run start embedded nodes of their own beside it.
-  await expect.poll(() => descendants(child.pid!).filter(isContainer).length, { timeout: 90_000, message: 'a container of the lane running' }).toBeGreaterThan(0);
-  const tree = descendants(child.pid!);
-  child.kill('SIGINT');
-  const result = await child;
-  expect(result.exitCode, result.all).toBe(130);
-  expect(result.all).toContain('SIGINT: stopping the run and tearing down');
-  const pids = new Set(tree.map((p) => p.pid));
-  await expect.poll(() => processes().filter((p) => pids.has(p.pid) || (isContainer(p) && pids.has(p.ppid))).map((p) => `${p.pid} ${p.ppid} ${p.args}`), { timeout: 20_000, message: 'every process the lane started has ended' }).toEqual([]);
+  test.setTimeout(300_000);
+  const { result } = await interruptedLane(['v1beta1']);
+  expect(result.all).toContain('SIGINT: stopping the run and tearing down shared-v1beta1');
 });
+
+/**
+ * Starts `npm run lane` with `args` on the embedded cluster, lets its scenarios get going (the
+ * runner's own containers running), sends the runner SIGINT and checks that it exits 130 and that
+ * every process it started has ended. Only the runner's own process tree is judged: other tests
+ * of this run start embedded nodes of their own beside it. Whatever happens, the runner does not
+ * outlive the test.
+ */
+async function interruptedLane(args: string[], ready: (output: string) => boolean = () => true) {
+  const reports = test.info().outputPath('reports');
+  const child = execa(process.execPath, ['--import', 'tsx', 'scripts/lane.ts', ...args, '--cluster', 'embedded', '--report-dir', reports], { cwd: ROOT, reject: false, all: true, env: { CI: '' } });
+  let output = '';
+  child.all?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  try {
+    await expect.poll(() => ready(output) && descendants(child.pid!).filter(isContainer).length > 0, { timeout: 180_000, message: 'the lanes\' scenarios under way, a container running' }).toBe(true);
+    const tree = [{ pid: child.pid!, ppid: process.pid, args: 'the lane runner' }, ...descendants(child.pid!)];
+    child.kill('SIGINT');
+    const result = await child;
+    expect(result.exitCode, result.all).toBe(130);
+    const pids = new Set(tree.map((p) => p.pid));
+    await expect.poll(() => processes().filter((p) => pids.has(p.pid) || (isContainer(p) && pids.has(p.ppid))).map((p) => `${p.pid} ${p.ppid} ${p.args}`), { timeout: 20_000, message: 'every process the lane started has ended' }).toEqual([]);
+    return { result, tree };
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGINT');
+      await Promise.race([child, new Promise((r) => setTimeout(r, 60_000))]);
+      child.kill('SIGKILL');
+    }
+  }
+}
 
 type Process = { pid: number; ppid: number; args: string };
 
@@ -162,22 +182,10 @@ function isContainer(p: Process): boolean {
 
 test('Ctrl-C while lanes run side by side leaves no process, cluster or work folder behind', async () => {
   test.setTimeout(360_000);
-  const reports = test.info().outputPath('reports');
-  const child = execa(process.execPath, ['--import', 'tsx', 'scripts/lane.ts', 'v1beta1', 'managed', '--cluster', 'embedded', '--report-dir', reports], { cwd: ROOT, reject: false, all: true, env: { CI: '' } });
-  let output = '';
-  child.all?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  // Not on a terminal, each lane's state changes are lines; both lanes' scenarios under way, containers running.
-  await expect.poll(() => ['shared-v1beta1', 'managed'].every((l) => output.includes(`[${l}] running scenarios`)), { timeout: 150_000 }).toBe(true);
-  await expect.poll(() => descendants(child.pid!).filter(isContainer).length, { timeout: 150_000, message: 'a container of the lanes running' }).toBeGreaterThan(0);
-  const tree = descendants(child.pid!);
-  child.kill('SIGINT');
-  const result = await child;
-  expect(result.exitCode, result.all).toBe(130);
+  // Not on a terminal, each lane's state changes are lines: wait until both lanes run scenarios.
+  const { result, tree } = await interruptedLane(['v1beta1', 'managed'], (output) => ['shared-v1beta1', 'managed'].every((l) => output.includes(`[${l}] running scenarios`)));
   expect(result.all).toMatch(/SIGINT: stopping the run and tearing down (shared-v1beta1, managed|managed, shared-v1beta1)/);
-  const pids = new Set(tree.map((p) => p.pid));
-  await expect.poll(() => processes().filter((p) => pids.has(p.pid) || (isContainer(p) && pids.has(p.ppid))).map((p) => `${p.pid} ${p.ppid} ${p.args}`), { timeout: 20_000, message: 'every process the lanes started has ended' }).toEqual([]);
   // Each lane's work folder (kubeconfigs, the driver's credentials) is `.cluster/embedded/<lane>-<runner pid>`.
   const left = existsSync(join(ROOT, '.cluster/embedded')) ? readdirSync(join(ROOT, '.cluster/embedded')).filter((d) => tree.some((p) => d.endsWith(`-${p.pid}`))) : [];
   expect(left).toEqual([]);
 });
-
