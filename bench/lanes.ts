@@ -2,7 +2,7 @@
  * `npm run bench -- lanes`: how long the conformance suite takes on the embedded cluster, and
  * what the timeline recorder costs. Wall-time targets (one lane <= 10 s, all lanes <= 30 s on
  * 2 cores) are absolute, each set beside a baseline from the same run: the longest scenario in
- * the lane (no lane can beat it), and the slowest lane of the five (lanes run side by side, so
+ * the lane (no lane can beat it), and the slowest lane of the six (lanes run side by side, so
  * the run cannot beat it). The recorder's cost is a ratio against the same lifecycle run without
  * a recorder, measured in this run.
  */
@@ -67,7 +67,7 @@ async function timeLanes(options: BenchOptions, log: (line: string) => void): Pr
     const one = await timeLane(['v1beta1'], join(reports, 'one'));
     log(`one lane: ${one.seconds.toFixed(1)} s (exit ${one.exitCode}), longest scenario ${one.longestScenarioSeconds.toFixed(1)} s`);
     if (options.quick) return { one };
-    log('timing `npm run lanes` (all five, side by side) on the embedded cluster');
+    log('timing `npm run lanes` (all six, side by side) on the embedded cluster');
     const all = await timeLane(['--all'], join(reports, 'all'));
     log(`all lanes: ${all.seconds.toFixed(1)} s (exit ${all.exitCode}); lanes ${JSON.stringify(all.laneSeconds)}`);
     return { one, all };

@@ -32,7 +32,7 @@ const BENCHMARKS: Record<string, Benchmark> = {
     run: async (options) => (await import('../bench/driver-scale.ts')).runDriverScaleBenchmark(options),
   },
   lanes: {
-    summary: 'conformance lanes on the embedded cluster: wall time of one lane and of all five, timeline recorder overhead',
+    summary: 'conformance lanes on the embedded cluster: wall time of one lane and of all six side by side, timeline recorder overhead',
     run: async (options) => (await import('../bench/lanes.ts')).runLanesBenchmark(options),
   },
 };

@@ -28,7 +28,7 @@ export class GatewayError extends DriverError {
 /** `Ready=False (…), Bootstrapping=True, for 4.2 s (watch)`; or that it was deleted, or never seen. */
 export function describeSighting(sighting: Sighting | undefined, now = Date.now()): string {
   if (!sighting) return 'the driver has shown nothing of it yet';
-  const age = `for ${((now - sighting.since) / 1000).toFixed(1)} s (${sighting.from === 'watch' ? 'WatchSandboxes' : 'GetSandbox'})`;
+  const age = `for ${seconds(now - sighting.since)} s (${sighting.from === 'watch' ? 'WatchSandboxes' : 'GetSandbox'})`;
   if (!sighting.sandbox) return `the driver reported it deleted ${age.replace('for ', '')} ago`;
   return `the driver has shown ${describeConditions(sighting.sandbox)} ${age}`;
 }
