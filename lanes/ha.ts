@@ -7,9 +7,8 @@ import type { Lane } from './lane-declaration.ts';
  * Two replicas of the driver on one cluster, as OpenShell's HA deployment runs two gateways:
  * each call goes to a replica picked per call (seeded), and each replica reconciles every
  * second, so a replica regularly finds another's create, start or stop in flight and must
- * neither hang on it nor reverse its order. One worker: the replicas reconcile every sandbox of
- * the shared namespace, so the replicas of a test running beside another would take part in its
- * stops — and one whose permissions that test withheld (`driverAccess.withhold`) would not be.
+ * neither hang on it nor reverse its order. Each test's replicas serve a gateway of that test's
+ * own, so tests run side by side (lanes/run/driver-launch.ts, testsSideBySide).
  */
 export const ha: Lane = {
   name: 'ha',
@@ -23,6 +22,5 @@ export const ha: Lane = {
     rbac: DRIVER_RBAC.shared,
     replicas: 2,
   },
-  workers: 1,
   lacks: [],
 };

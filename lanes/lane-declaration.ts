@@ -27,12 +27,6 @@ export interface Lane {
      */
     replicas?: number;
   };
-  /**
-   * Playwright workers for the lane (default: the lane runner's). One where the drivers of tests
-   * running side by side would act on each other's sandboxes (reconciliation passes cover every
-   * sandbox of the namespace), which a test that changes its own driver's permissions cannot allow.
-   */
-  workers?: number;
   /** Operator mode: namespaces an operator fixture creates and labels before the run. */
   operator?: { label: string; workspaces: number };
   /**

@@ -14,6 +14,11 @@ export async function configuredDriver(
   const apiHeadroomSeconds = nonNegativeInteger(values, 'api-headroom');
   const { reconcileIntervalMs, supervisorGraceSeconds, workloadGraceSeconds, log } = settings;
   if (values.namespace !== undefined && values.namespace.trim() === '') usage('--namespace must not be empty');
+  const gatewayId = values['gateway-id'];
+  // A label value, and part of managed namespace names (a DNS label): lower-case alphanumerics and '-', at most 20.
+  if (gatewayId !== undefined && !/^[a-z0-9]([a-z0-9-]{0,18}[a-z0-9])?$/.test(gatewayId)) {
+    usage(`--gateway-id must be 1-20 lower-case letters, digits or '-', starting and ending with a letter or digit; got ${JSON.stringify(gatewayId)}`);
+  }
   if (values.kubeconfig !== undefined && !existsSync(resolve(values.kubeconfig))) fail(`kubeconfig ${values.kubeconfig} does not exist`);
 
   // Loaded here, not at the top: commands against a socket do not need the Kubernetes client.
@@ -42,6 +47,7 @@ export async function configuredDriver(
       kubeconfig,
       ...(workspaceMode && { workspaceMode }),
       ...(values.namespace !== undefined && { namespace: values.namespace }),
+      ...(gatewayId !== undefined && { gatewayId }),
       ...(variant && { variant }),
       ...(supervisorGraceSeconds !== undefined && { supervisorGraceSeconds }),
       ...(workloadGraceSeconds !== undefined && { workloadGraceSeconds }),

@@ -18,6 +18,9 @@ Serving
   --mode shared|managed|operator
                                 workspace mode (default: shared)
   --namespace NS                shared mode: the namespace sandboxes live in (default: openshell)
+  --gateway-id ID               the gateway this driver serves: its objects carry it as the label
+                                openshell.ai/gateway-id, and it lists, watches and reconciles only
+                                those; managed namespaces are openshell-ID-<workspace> (default: gw)
   --variant reference|suspend-first|headroom-deadline
                                 stop ordering; suspend-first is the pre-#3424 defect, headroom-deadline
                                 waits for the supervisor only the API headroom (default: reference)
@@ -29,8 +32,8 @@ Serving
 Client commands, through the harness's gateway (ids minted, phases derived from conditions,
 create/start wait for Ready, stop for Stopped, delete for the watch's deletion): against any
 compute driver serving on --socket PATH (default: $OPENSHELL_COMPUTE_DRIVER_SOCKET), or with --kubeconfig FILE
-against the Kubernetes driver run in this process (--mode, --namespace, --variant and
---api-headroom then configure it). Sandboxes are named by name (with --workspace when a name
+against the Kubernetes driver run in this process (--mode, --namespace, --gateway-id, --variant
+and --api-headroom then configure it). Sandboxes are named by name (with --workspace when a name
 is used in several) or by id. Output is one line per sandbox; --output json prints JSON.
   capabilities                  the driver's GetCapabilities (name, version, what it supports)
   list                          every sandbox

@@ -30,6 +30,7 @@ const OPTIONS = {
   kubeconfig: { type: 'string' },
   mode: { type: 'string' },
   namespace: { type: 'string' },
+  'gateway-id': { type: 'string' },
   variant: { type: 'string' },
   'supervisor-grace': { type: 'string' },
   'reconcile-interval': { type: 'string' },
@@ -45,7 +46,7 @@ export type OptionValues = ReturnType<typeof parseArgs<{ options: typeof OPTIONS
 
 const SERVE_ONLY = ['reconcile-interval'] as const;
 /** How the driver is configured: with serve, or with a client command that runs the driver in process (--kubeconfig). */
-const DRIVER_CONFIG = ['mode', 'namespace', 'variant', 'api-headroom'] as const;
+const DRIVER_CONFIG = ['mode', 'namespace', 'gateway-id', 'variant', 'api-headroom'] as const;
 const CREATE_ONLY = ['env'] as const;
 /** Grace periods: the driver's defaults with serve, one sandbox's overrides with create and validate. */
 const SERVE_OR_CREATE = ['supervisor-grace', 'workload-grace'] as const;

@@ -232,6 +232,10 @@ test('driver serve exits non-zero with a clear message for a bad flag, a missing
   expect(badGrace.exitCode).toBe(2);
   expect(badGrace.stderr).toContain('error: --supervisor-grace must be a non-negative integer, got "-3"');
 
+  const badGateway = await runDriverScript(['serve', '--socket', socket, '--kubeconfig', kubeconfig, '--gateway-id', 'Team_A']);
+  expect(badGateway.exitCode).toBe(2);
+  expect(badGateway.stderr).toContain(`error: --gateway-id must be 1-20 lower-case letters, digits or '-', starting and ending with a letter or digit; got "Team_A"`);
+
   const noSocket = await runDriverScript(['serve', '--kubeconfig', kubeconfig]);
   expect(noSocket.exitCode).toBe(2);
   expect(noSocket.stderr).toContain('error: --bind-socket PATH (or OPENSHELL_COMPUTE_DRIVER_SOCKET) is required');
@@ -246,7 +250,7 @@ test('driver serve exits non-zero with a clear message for a bad flag, a missing
   expect(noDir.exitCode).toBe(1);
   expect(noDir.stderr).toContain(`error: cannot create socket ${badSocket}: directory ${join(dir, 'no-such-dir')} does not exist`);
 
-  for (const result of [badFlag, badMode, badGrace, noSocket, noKubeconfig, noDir]) expect(result.stdout).toBe('');
+  for (const result of [badFlag, badMode, badGrace, badGateway, noSocket, noKubeconfig, noDir]) expect(result.stdout).toBe('');
   expect(await exists(socket)).toBe(false);
 });
 
@@ -293,7 +297,7 @@ test('driver client commands go through the gateway, print JSON, and errors as "
 
   const help = await runDriverScript(['--help']);
   expect(help.exitCode).toBe(0);
-  for (const word of ['serve', '--kubeconfig', '--mode', '--variant', '--supervisor-grace', '--workload-grace', '--api-headroom', '--reconcile-interval', '--output json', 'create NAME', 'stop NAME', 'start NAME', 'delete NAME', 'get NAME', 'list']) {
+  for (const word of ['serve', '--kubeconfig', '--mode', '--gateway-id', '--variant', '--supervisor-grace', '--workload-grace', '--api-headroom', '--reconcile-interval', '--output json', 'create NAME', 'stop NAME', 'start NAME', 'delete NAME', 'get NAME', 'list']) {
     expect(help.stdout).toContain(word);
   }
 });

@@ -275,3 +275,19 @@ test.describe('two replicas, each reconciling every second', () => {
     expect(lab.logs.filter((l) => l.startsWith('B: '))).toEqual([`B: reconciliation: sandbox ${deleted!.object.metadata.labels!['openshell.ai/sandbox-id']}: reaped a create that never completed`]);
   });
 });
+
+test("drivers of two gateways on one namespace keep to their own sandboxes: neither lists nor reconciles the other's", async ({ lab }) => {
+  const cluster = await lab.cluster();
+  // A reconciles only when asked, so every write after its stop returned would be B's.
+  const mine = lab.driver(cluster, { reconcileIntervalMs: 0, gatewayId: 'gw-a' }, 'A');
+  const theirs = lab.driver(cluster, { ...EACH_SECOND, gatewayId: 'gw-b' }, 'B');
+  const sb = await settles(mine.create({ name: 'demo', command: MAIN }), 'create on gateway gw-a', () => shows(cluster, 'default--demo'));
+  expect(await theirs.list(), 'gateway gw-b lists none of gw-a').toEqual([]);
+  await expect(theirs.get(sb.id), "gw-a's sandbox is not gw-b's to read").rejects.toThrow(sb.id);
+  await settles(mine.stop(sb.id), 'stop on gateway gw-a', () => shows(cluster, sb.objects.sandbox));
+  const spy = lab.spy(cluster);
+  await theirs.reconcile();
+  await theirs.reconcile();
+  expect(spy.driverPatches('sandboxes', sb.objects.sandbox), 'gw-b wrote nothing to it').toEqual([]);
+  expect((await mine.list()).map((s) => s.id)).toEqual([sb.id]);
+});

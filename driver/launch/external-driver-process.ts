@@ -9,7 +9,8 @@ import type { KubernetesDriverConfig } from '../kubernetes/config.ts';
 import { projectDriverBundle } from './driver-bundle.ts';
 
 /** What the harness sets on a driver it runs: namespace, grace periods, API headroom, reconciliation. */
-export type DriverSettings = Pick<KubernetesDriverConfig, 'namespace' | 'supervisorGraceSeconds' | 'workloadGraceSeconds' | 'apiHeadroomSeconds' | 'reconcileIntervalMs'>;
+export type DriverSettings = Pick<KubernetesDriverConfig, 'namespace' | 'supervisorGraceSeconds' | 'workloadGraceSeconds' | 'apiHeadroomSeconds' | 'reconcileIntervalMs'> &
+  Partial<Pick<KubernetesDriverConfig, 'gatewayId'>>;
 
 /** How long a started driver has to accept on its socket and answer GetCapabilities. */
 const EXTERNAL_DRIVER_READY_DEADLINE_MS = 30_000;
@@ -47,6 +48,7 @@ export function harnessDriverCommand(options: { workspaceMode: WorkspaceMode; va
       process.execPath, ...DRIVER_NODE_FLAGS, projectDriverBundle().file, 'serve',
       '--mode', options.workspaceMode,
       '--namespace', settings.namespace,
+      ...(settings.gatewayId ? ['--gateway-id', settings.gatewayId] : []),
       '--variant', options.variant,
       '--supervisor-grace', String(settings.supervisorGraceSeconds),
       '--workload-grace', String(settings.workloadGraceSeconds),

@@ -14,8 +14,22 @@ export function driverReplicas(driver: DriverUnderTest, lane: Lane): number {
   return driver.kind === 'socket' ? 1 : (lane.driver.replicas ?? 1);
 }
 
-export function driverLaunch(driver: DriverUnderTest, lane: Lane, cluster: { kubeconfig: k8s.KubeConfig; kubeconfigPath: string }): DriverLaunch {
-  const { workspaceMode, deployment, settings } = lane.driver;
+/**
+ * Whether a lane's tests may run side by side. The harness gives the driver it starts for a test
+ * a gateway id of that test's own (`gatewayId` below): the driver then lists, watches and
+ * reconciles only that test's sandboxes, however many tests share the namespace. A driver the
+ * harness cannot give one (`exec=`, a socket) acts on every sandbox of the namespace: run as
+ * replicas reconciling in the background (ha), they would take part in the stops of the tests
+ * beside theirs — so there, one test at a time.
+ */
+export function testsSideBySide(driver: DriverUnderTest, lane: Lane): boolean {
+  return driver.kind === 'harness' || driverReplicas(driver, lane) === 1;
+}
+
+/** How to open the lane's driver for one test; `gatewayId`, the test's own, for a driver the harness starts (see testsSideBySide). */
+export function driverLaunch(driver: DriverUnderTest, lane: Lane, cluster: { kubeconfig: k8s.KubeConfig; kubeconfigPath: string }, gatewayId?: string): DriverLaunch {
+  const { workspaceMode, deployment } = lane.driver;
+  const settings = gatewayId ? { ...lane.driver.settings, gatewayId } : lane.driver.settings;
   switch (driver.kind) {
     case 'socket':
       return { kind: 'socket', socket: driver.socket };

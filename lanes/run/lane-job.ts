@@ -13,7 +13,7 @@ import type { ClusterHandle, ClusterProvider, FixtureImage, ProviderOptions } fr
 import type { RoleSelectors } from '../../driver/role-selectors.ts';
 import type { Lane } from '../lane-declaration.ts';
 import { announceDriver } from './announce-driver.ts';
-import { driverReplicas } from './driver-launch.ts';
+import { driverReplicas, testsSideBySide } from './driver-launch.ts';
 import { driverIdentityName, grantDriverAccess, revokeDriverAccess, type DriverAccess } from '../setup/driver-access.ts';
 import { prepareOperatorWorkspaces } from '../setup/operator-namespaces.ts';
 import { describeDriver, LANE_RUN_ENV, writeLaneRun, type DriverUnderTest } from './lane-run.ts';
@@ -162,7 +162,8 @@ export async function runLane(lane: Lane, options: LaneRunOptions, control: RunC
 
 /** Playwright on the lane's project; resolves to its exit code. Every line it prints also goes to `onLine`. */
 async function runPlaywright(lane: Lane, options: LaneRunOptions, runPath: string, control: RunControl, output: LaneOutput, lanesAtOnce: number, onLine: (line: string) => void): Promise<number> {
-  const workers = options.playwrightArgs.some((a) => a.startsWith('--workers') || a === '-j') ? [] : ['--workers', String(lane.workers ?? laneWorkers(options.provider.name, lanesAtOnce))];
+  const count = testsSideBySide(options.driver, lane) ? laneWorkers(options.provider.name, lanesAtOnce) : 1;
+  const workers = options.playwrightArgs.some((a) => a.startsWith('--workers') || a === '-j') ? [] : ['--workers', String(count)];
   const child = execa(join(ROOT, 'node_modules/.bin/playwright'), ['test', '--project', lane.name, ...workers, ...options.playwrightArgs], {
     cwd: ROOT,
     stdio: output.capturesPlaywright ? 'pipe' : 'inherit',
