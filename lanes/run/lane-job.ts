@@ -64,20 +64,21 @@ export interface LaneResult {
 }
 
 /**
- * Scenarios mostly wait on the cluster (grace periods, probes), not on the CPU, so on the
- * embedded cluster a lane gets a worker per test up to a machine-wide budget of
- * max(16, 4 × CPUs) tests at once (Playwright starts no more workers than it has tests,
- * `fullyParallel`; each worker is a Node process of ~100-150 MiB). Lanes side by side share that
- * budget: six lanes of fifteen workers each on 2 CPUs starved the clusters they run on, and
- * scenarios failed their readiness deadlines (measured: 64 of 90 failed). On kind and existing
- * clusters the real Agent Sandbox controller reconciles one Sandbox at a time up to v0.5.0
- * (`--sandbox-concurrent-workers` 1) and the node's containers share the machine with Docker:
- * more tests at once only queue behind it and eat into their own deadlines, so two stay.
- * `--workers` after `--` wins.
+ * Scenarios mostly wait on the cluster (grace periods, probes), so on the embedded cluster a
+ * lane gets a worker per test up to a machine-wide budget of 6 × CPUs tests at once (Playwright
+ * starts no more workers than it has tests, `fullyParallel`; each worker is a Node process of
+ * ~100-150 MiB that records, judges and, in process, runs the driver). Lanes side by side share
+ * that budget. Measured on 2 CPUs: 12 at once (six lanes of 2, `--repeat-each 10`) ran 1,020
+ * scenarios without a failure at load 10-12; 16 at once in one lane ran at load 17-19 and a stop
+ * did not reach its first phase within 60 s; six lanes of fifteen failed 64 of 90 scenarios on
+ * their readiness deadlines. On kind and existing clusters the real Agent Sandbox controller
+ * reconciles one Sandbox at a time up to v0.5.0 (`--sandbox-concurrent-workers` 1) and the
+ * node's containers share the machine with Docker: more tests at once only queue behind it and
+ * eat into their own deadlines, so two stay. `--workers` after `--` wins.
  */
 export function laneWorkers(provider: ClusterProvider['name'], lanesAtOnce = 1): number {
   if (provider !== 'embedded') return 2;
-  return Math.max(1, Math.floor(Math.max(16, 4 * availableParallelism()) / lanesAtOnce));
+  return Math.max(1, Math.floor((6 * availableParallelism()) / lanesAtOnce));
 }
 
 /** Runs one lane; `lanesAtOnce` is how many lanes run beside it, sharing the machine's workers. */
