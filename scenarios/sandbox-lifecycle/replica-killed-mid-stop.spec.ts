@@ -49,25 +49,29 @@ for (const phase of ['releasing', 'suspending'] as const) {
           )
         : undefined;
 
-    // Sent where the test's routing seed sends it; the route is known as the call is sent.
-    const pending = driver.stop(sandbox.id).then(
-      () => undefined,
-      (error: Error & { code?: string }) => error,
-    );
-    const route = lastStop();
-    expect(route, 'the gateway routed the call').toBeDefined();
-    const killed = route!.replica;
-    const survivor = killed === 0 ? 1 : 0;
-
-    await timeline.step(`watch for the persisted phase "${phase}", then SIGKILL replica ${killed}, which runs it`, async () => {
+    // Sent where the test's routing seed sends it, once the watch for its phase is open (however
+    // briefly the phase lasts, it is seen); the route is known as the call is sent.
+    let pending: Promise<(Error & { code?: string }) | undefined> | undefined;
+    const send = () => {
+      pending = driver.stop(sandbox.id).then(
+        () => undefined,
+        (error: Error & { code?: string }) => error,
+      );
+    };
+    const killed = await timeline.step(`watch for the persisted phase "${phase}", then SIGKILL the replica the call went to`, async () => {
       await cluster.waitFor({ apiVersion: sandboxApiVersion, kind: 'Sandbox', namespace: sandbox.namespace, name: objects.sandbox! }, (cr) => phaseOf(cr) === phase, {
         what: `the stop should reach phase ${phase}`,
         describe: (cr) => (cr ? `phase ${phaseOf(cr) ?? '(none)'}` : 'no Sandbox'),
+        cause: send,
       });
-      await driverControl.crash({ replica: killed });
+      const route = lastStop();
+      expect(route, 'the gateway routed the call').toBeDefined();
+      await driverControl.crash({ replica: route!.replica });
+      return route!.replica;
     });
+    const survivor = killed === 0 ? 1 : 0;
     await timeline.step(`the call on replica ${killed} fails with its connection, not at its deadline`, async () => {
-      const error = await pending;
+      const error = await pending!;
       expect(error, 'the call on the killed replica cannot have finished').toBeInstanceOf(Error);
       expect(error?.code, `the call failed with: ${error?.message}`).toBe('UNAVAILABLE');
     });

@@ -46,11 +46,12 @@ for (const phase of ['releasing', 'suspending'] as const) {
             }),
           )
         : undefined;
-    void driver.stop(sandbox.id).catch(() => undefined);
     await timeline.step(`watch for the persisted phase "${phase}", then crash the driver`, async () => {
       await cluster.waitFor({ apiVersion: sandboxApiVersion, kind: 'Sandbox', namespace: sandbox.namespace, name: objects.sandbox! }, (cr) => phaseOf(cr) === phase, {
         what: `the stop should reach phase ${phase}`,
         describe: (cr) => (cr ? `phase ${phaseOf(cr) ?? '(none)'}` : 'no Sandbox'),
+        // The stop starts once the watch is open: however briefly the phase lasts, it is seen.
+        cause: () => void driver.stop(sandbox.id).catch(() => undefined),
       });
       await driverControl.crash();
     });
