@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test';
 import * as k8s from '@kubernetes/client-node';
 import { EmbeddedCluster } from '../../cluster/embedded/cluster.ts';
 import { LABEL, MANAGED_BY, OPENSHELL_ROLES } from '../../driver/kubernetes/names.ts';
-import { ContainerLogFollower } from './container-logs.ts';
+import { ContainerLogFollower } from './log-follower.ts';
 import { TimelineRecorder } from './recorder.ts';
 
 /**
