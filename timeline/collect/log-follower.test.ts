@@ -1,28 +1,14 @@
-import { expect, test } from '@playwright/test';
 import * as k8s from '@kubernetes/client-node';
-import { EmbeddedCluster } from '../../cluster/embedded/cluster.ts';
 import { LABEL, MANAGED_BY, OPENSHELL_ROLES } from '../../driver/kubernetes/names.ts';
 import { ContainerLogFollower } from './log-follower.ts';
 import { TimelineRecorder } from './recorder.ts';
+import { ensureNamespace, expect, test } from './test-kit.ts';
 
 /**
  * The log follower against a real (embedded) API server and node agent: what a container says
  * while its Pod terminates is kept after the Pod is gone, and only the test's own sandboxes'
  * Pods are followed.
  */
-
-let cluster: EmbeddedCluster;
-let kubeconfig: k8s.KubeConfig;
-
-test.beforeAll(async () => {
-  cluster = await EmbeddedCluster.start({ node: {}, agentSandbox: 'v0.5.0', agentSandboxRealism: { enabled: false } });
-  kubeconfig = new k8s.KubeConfig();
-  kubeconfig.loadFromString(cluster.kubeconfig());
-  cluster.api.create(cluster.api.target('v1', 'namespaces'), { metadata: { name: 'logs' } });
-});
-test.afterAll(async () => {
-  await cluster?.stop();
-});
 
 const labelsOf = (id: string) => ({ [LABEL.managedBy]: MANAGED_BY, [LABEL.sandboxId]: id, [LABEL.boundaryRole]: 'supervisor' });
 const talker = (name: string, id: string): k8s.V1Pod => ({
@@ -33,7 +19,9 @@ const talker = (name: string, id: string): k8s.V1Pod => ({
   },
 });
 
-test("a deleted Pod's log, up to its last line, is kept; another sandbox's Pod is not followed", async () => {
+test("a deleted Pod's log, up to its last line, is kept; another sandbox's Pod is not followed", async ({ live }) => {
+  const { kubeconfig } = live;
+  ensureNamespace(live, 'logs');
   const follower = new ContainerLogFollower(kubeconfig, (id) => id === 'mine');
   const recorder = new TimelineRecorder(kubeconfig, { namespace: 'logs', roles: OPENSHELL_ROLES, sandboxApiVersion: 'agents.x-k8s.io/v1beta1', onObject: (entry) => follower.see(entry) });
   await recorder.start();

@@ -1,9 +1,8 @@
-import { expect, test } from '@playwright/test';
 import * as k8s from '@kubernetes/client-node';
-import { EmbeddedCluster } from '../../cluster/embedded/cluster.ts';
 import { LABEL, MANAGED_BY, OPENSHELL_ROLES } from '../../driver/kubernetes/names.ts';
 import type { ObjectEntry, StepEntry } from '../model.ts';
 import { TimelineRecorder } from './recorder.ts';
+import { ensureNamespace, expect, test } from './test-kit.ts';
 
 /**
  * The recorder against a real (embedded) API server: what a Pod entry carries for the start
@@ -11,20 +10,9 @@ import { TimelineRecorder } from './recorder.ts';
  * the mark whatever order the watch delivered it in.
  */
 
-let cluster: EmbeddedCluster;
-let kubeconfig: k8s.KubeConfig;
-
-test.beforeAll(async () => {
-  cluster = await EmbeddedCluster.start({ node: {}, agentSandbox: 'v0.5.0', agentSandboxRealism: { enabled: false } });
-  kubeconfig = new k8s.KubeConfig();
-  kubeconfig.loadFromString(cluster.kubeconfig());
-  cluster.api.create(cluster.api.target('v1', 'namespaces'), { metadata: { name: 'rec' } });
-});
-test.afterAll(async () => {
-  await cluster?.stop();
-});
-
-test('Pod entries carry scheduling gates, readiness, the termination grace and restart counts; step marks carry the cluster revision', async () => {
+test('Pod entries carry scheduling gates, readiness, the termination grace and restart counts; step marks carry the cluster revision', async ({ live }) => {
+  const { kubeconfig } = live;
+  ensureNamespace(live, 'rec');
   const recorder = new TimelineRecorder(kubeconfig, { namespace: 'rec', roles: OPENSHELL_ROLES, sandboxApiVersion: 'agents.x-k8s.io/v1beta1' });
   await recorder.start();
   const core = kubeconfig.makeApiClient(k8s.CoreV1Api);
