@@ -23,9 +23,14 @@ test('each replica is launched the same way: the harness driver with a 1 s recon
   expect(launch.kind).toBe('process');
   const argv = launch.kind === 'process' ? launch.command.argv : [];
   expect(argv.slice(argv.indexOf('serve'))).toEqual(['serve', '--mode', 'shared', '--namespace', 'openshell', '--variant', 'reference', '--supervisor-grace', '10', '--workload-grace', '10', '--api-headroom', '5', '--reconcile-interval', '1']);
-  const own = driverLaunch({ kind: 'harness', variant: 'reference' }, ha, { kubeconfig: new k8s.KubeConfig(), kubeconfigPath: '/k/kubeconfig' }, 'tabc123');
+  const own = driverLaunch({ kind: 'harness', variant: 'reference' }, ha, { kubeconfig: new k8s.KubeConfig(), kubeconfigPath: '/k/kubeconfig' }, { gatewayId: 'tabc123', supervisorReadySeconds: 4 });
   const ownArgv = own.kind === 'process' ? own.command.argv : [];
   expect(ownArgv.slice(ownArgv.indexOf('--namespace'), ownArgv.indexOf('--variant')), "a test's own gateway id").toEqual(['--namespace', 'openshell', '--gateway-id', 'tabc123']);
+  expect(ownArgv.slice(ownArgv.indexOf('--api-headroom')), "and its own supervisor-readiness deadline").toEqual(['--api-headroom', '5', '--supervisor-ready', '4', '--reconcile-interval', '1']);
+  const inProcess = driverLaunch({ kind: 'harness', variant: 'reference' }, findLane('v1beta1'), { kubeconfig: new k8s.KubeConfig(), kubeconfigPath: '/k/kubeconfig' }, { supervisorReadySeconds: 4 });
+  expect(inProcess.kind === 'in-process' && inProcess.settings, 'in process alike').toEqual({ ...HARNESS_DRIVER_SETTINGS, supervisorReadySeconds: 4 });
+  const exec = driverLaunch({ kind: 'exec', command: 'my-driver' }, ha, { kubeconfig: new k8s.KubeConfig(), kubeconfigPath: '/k/kubeconfig' }, { supervisorReadySeconds: 4 });
+  expect(exec.kind === 'process' && exec.command.argv, 'a driver the harness does not start keeps its own').toEqual(['my-driver']);
 });
 
 test("tests run side by side where each test's driver keeps to its own sandboxes: the harness's (a gateway id per test), or one driver that does not run as reconciling replicas", () => {

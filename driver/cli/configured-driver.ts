@@ -12,6 +12,9 @@ export async function configuredDriver(
   const workspaceMode = oneOf<WorkspaceMode>(values, 'mode', ['shared', 'managed', 'operator']);
   const variant = oneOf<DriverVariant>(values, 'variant', [...DRIVER_VARIANTS]);
   const apiHeadroomSeconds = nonNegativeInteger(values, 'api-headroom');
+  const supervisorReadySeconds = nonNegativeInteger(values, 'supervisor-ready');
+  // 0 would fail every start before its supervisor could be scheduled.
+  if (supervisorReadySeconds === 0) usage('--supervisor-ready must be at least 1 second, got "0"');
   const { reconcileIntervalMs, supervisorGraceSeconds, workloadGraceSeconds, log } = settings;
   if (values.namespace !== undefined && values.namespace.trim() === '') usage('--namespace must not be empty');
   const gatewayId = values['gateway-id'];
@@ -52,6 +55,7 @@ export async function configuredDriver(
       ...(supervisorGraceSeconds !== undefined && { supervisorGraceSeconds }),
       ...(workloadGraceSeconds !== undefined && { workloadGraceSeconds }),
       ...(apiHeadroomSeconds !== undefined && { apiHeadroomSeconds }),
+      ...(supervisorReadySeconds !== undefined && { supervisorReadySeconds }),
       ...(reconcileIntervalMs !== undefined && { reconcileIntervalMs }),
       log,
     });

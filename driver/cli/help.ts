@@ -27,13 +27,15 @@ Serving
   --supervisor-grace N          supervisor Pod terminationGracePeriodSeconds (default: 30)
   --workload-grace N            workload Pod terminationGracePeriodSeconds (default: 30)
   --api-headroom N              seconds of API headroom added to grace periods in deadlines (default: 30)
+  --supervisor-ready N          seconds a start waits for the supervisor Pod to become Ready once the
+                                sandbox is, before it fails naming that stage (at least 1; default: 30)
   --reconcile-interval S        reconciliation interval in seconds; 0 turns the loop off (default: 30)
 
 Client commands, through the harness's gateway (ids minted, phases derived from conditions,
 create/start wait for Ready, stop for Stopped, delete for the watch's deletion): against any
 compute driver serving on --socket PATH (default: $OPENSHELL_COMPUTE_DRIVER_SOCKET), or with --kubeconfig FILE
-against the Kubernetes driver run in this process (--mode, --namespace, --gateway-id, --variant
-and --api-headroom then configure it). Sandboxes are named by name (with --workspace when a name
+against the Kubernetes driver run in this process (--mode, --namespace, --gateway-id, --variant,
+--api-headroom and --supervisor-ready then configure it). Sandboxes are named by name (with --workspace when a name
 is used in several) or by id. Output is one line per sandbox; --output json prints JSON.
   capabilities                  the driver's GetCapabilities (name, version, what it supports)
   list                          every sandbox

@@ -39,6 +39,7 @@ const OPTIONS = {
   env: { type: 'string', multiple: true },
   'workload-grace': { type: 'string' },
   'api-headroom': { type: 'string' },
+  'supervisor-ready': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -46,7 +47,7 @@ export type OptionValues = ReturnType<typeof parseArgs<{ options: typeof OPTIONS
 
 const SERVE_ONLY = ['reconcile-interval'] as const;
 /** How the driver is configured: with serve, or with a client command that runs the driver in process (--kubeconfig). */
-const DRIVER_CONFIG = ['mode', 'namespace', 'gateway-id', 'variant', 'api-headroom'] as const;
+const DRIVER_CONFIG = ['mode', 'namespace', 'gateway-id', 'variant', 'api-headroom', 'supervisor-ready'] as const;
 const CREATE_ONLY = ['env'] as const;
 /** Grace periods: the driver's defaults with serve, one sandbox's overrides with create and validate. */
 const SERVE_OR_CREATE = ['supervisor-grace', 'workload-grace'] as const;

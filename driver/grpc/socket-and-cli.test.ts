@@ -236,6 +236,10 @@ test('driver serve exits non-zero with a clear message for a bad flag, a missing
   expect(badGateway.exitCode).toBe(2);
   expect(badGateway.stderr).toContain(`error: --gateway-id must be 1-20 lower-case letters, digits or '-', starting and ending with a letter or digit; got "Team_A"`);
 
+  const noReadiness = await runDriverScript(['serve', '--socket', socket, '--kubeconfig', kubeconfig, '--supervisor-ready', '0']);
+  expect(noReadiness.exitCode).toBe(2);
+  expect(noReadiness.stderr).toContain('error: --supervisor-ready must be at least 1 second, got "0"');
+
   const noSocket = await runDriverScript(['serve', '--kubeconfig', kubeconfig]);
   expect(noSocket.exitCode).toBe(2);
   expect(noSocket.stderr).toContain('error: --bind-socket PATH (or OPENSHELL_COMPUTE_DRIVER_SOCKET) is required');
@@ -297,7 +301,7 @@ test('driver client commands go through the gateway, print JSON, and errors as "
 
   const help = await runDriverScript(['--help']);
   expect(help.exitCode).toBe(0);
-  for (const word of ['serve', '--kubeconfig', '--mode', '--gateway-id', '--variant', '--supervisor-grace', '--workload-grace', '--api-headroom', '--reconcile-interval', '--output json', 'create NAME', 'stop NAME', 'start NAME', 'delete NAME', 'get NAME', 'list']) {
+  for (const word of ['serve', '--kubeconfig', '--mode', '--gateway-id', '--variant', '--supervisor-grace', '--workload-grace', '--api-headroom', '--supervisor-ready', '--reconcile-interval', '--output json', 'create NAME', 'stop NAME', 'start NAME', 'delete NAME', 'get NAME', 'list']) {
     expect(help.stdout).toContain(word);
   }
 });

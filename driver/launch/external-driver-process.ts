@@ -8,9 +8,12 @@ import { GrpcDriverClient } from '../grpc/client.ts';
 import type { KubernetesDriverConfig } from '../kubernetes/config.ts';
 import { projectDriverBundle } from './driver-bundle.ts';
 
-/** What the harness sets on a driver it runs: namespace, grace periods, API headroom, reconciliation. */
+/**
+ * What the harness sets on a driver it runs: namespace, grace periods, API headroom,
+ * reconciliation; a gateway id and the supervisor-readiness deadline where a test gives its own.
+ */
 export type DriverSettings = Pick<KubernetesDriverConfig, 'namespace' | 'supervisorGraceSeconds' | 'workloadGraceSeconds' | 'apiHeadroomSeconds' | 'reconcileIntervalMs'> &
-  Partial<Pick<KubernetesDriverConfig, 'gatewayId'>>;
+  Partial<Pick<KubernetesDriverConfig, 'gatewayId' | 'supervisorReadySeconds'>>;
 
 /** How long a started driver has to accept on its socket and answer GetCapabilities. */
 const EXTERNAL_DRIVER_READY_DEADLINE_MS = 30_000;
@@ -53,6 +56,7 @@ export function harnessDriverCommand(options: { workspaceMode: WorkspaceMode; va
       '--supervisor-grace', String(settings.supervisorGraceSeconds),
       '--workload-grace', String(settings.workloadGraceSeconds),
       '--api-headroom', String(settings.apiHeadroomSeconds),
+      ...(settings.supervisorReadySeconds !== undefined ? ['--supervisor-ready', String(settings.supervisorReadySeconds)] : []),
       '--reconcile-interval', String(settings.reconcileIntervalMs / 1000),
     ],
   };

@@ -1,6 +1,6 @@
 /** How a lane reaches its driver under test: in process, as a process the harness starts, or on a socket. */
 import type * as k8s from '@kubernetes/client-node';
-import { harnessDriverCommand } from '../../driver/launch/external-driver-process.ts';
+import { harnessDriverCommand, type DriverSettings } from '../../driver/launch/external-driver-process.ts';
 import type { DriverLaunch } from '../../driver/launch/open-driver.ts';
 import type { Lane } from '../lane-declaration.ts';
 import type { DriverUnderTest } from './lane-run.ts';
@@ -26,10 +26,18 @@ export function testsSideBySide(driver: DriverUnderTest, lane: Lane): boolean {
   return driver.kind === 'harness' || driverReplicas(driver, lane) === 1;
 }
 
-/** How to open the lane's driver for one test; `gatewayId`, the test's own, for a driver the harness starts (see testsSideBySide). */
-export function driverLaunch(driver: DriverUnderTest, lane: Lane, cluster: { kubeconfig: k8s.KubeConfig; kubeconfigPath: string }, gatewayId?: string): DriverLaunch {
+/**
+ * What one test sets on a driver the harness starts for it, over the lane's settings: its own
+ * gateway id (see testsSideBySide), and timing a scenario needs shorter than the lane's (a
+ * scenario that waits out the supervisor-readiness deadline on purpose). A driver the harness
+ * does not start keeps its own.
+ */
+export type TestDriverSettings = Pick<DriverSettings, 'gatewayId' | 'supervisorReadySeconds'>;
+
+/** How to open the lane's driver for one test, with the test's own settings where the harness starts the driver. */
+export function driverLaunch(driver: DriverUnderTest, lane: Lane, cluster: { kubeconfig: k8s.KubeConfig; kubeconfigPath: string }, own: TestDriverSettings = {}): DriverLaunch {
   const { workspaceMode, deployment } = lane.driver;
-  const settings = gatewayId ? { ...lane.driver.settings, gatewayId } : lane.driver.settings;
+  const settings: DriverSettings = { ...lane.driver.settings, ...own };
   switch (driver.kind) {
     case 'socket':
       return { kind: 'socket', socket: driver.socket };

@@ -4,6 +4,13 @@ import { RECORDING_MAIN_COMMAND } from './main-command.ts';
 const STAGE = 'waiting for supervisor readiness';
 
 /**
+ * The stage deadline a driver the harness starts gets here (the lanes' default is the driver's,
+ * 30 s): the test waits it out twice, and what it checks — the stage named, nothing left
+ * half-started — does not depend on its length.
+ */
+test.use({ driverSettings: { supervisorReadySeconds: 5 } });
+
+/**
  * OpenShell#3566: a supervisor that never becomes ready (here: the workload's boundary refuses its
  * connection check, REFUSE_SUPERVISOR, while the workload itself is Ready) must make create and
  * start fail within that stage's own deadline, with an error naming the stage — never a generic
