@@ -12,12 +12,20 @@ const EXITS_ONCE = [
 ];
 
 /**
+ * The supervisor grace this sandbox asks for (driver_config), short: once the main process exited
+ * the boundary is gone, so the start's stop of the old generation waits the grace out — its
+ * supervisor cannot clean up and is SIGKILLed (exit 137 by design here). The order checked does
+ * not depend on its length; the lanes' 10 s would make this the lane's longest wait.
+ */
+const SUPERVISOR_GRACE_SECONDS = 2;
+
+/**
  * OpenShell#3308: a sandbox whose main process exited by itself (the gateway's Error, derived
  * from `Finished=True`) can be started again, and then stopped. The workload here ends with its
  * main command (EXIT_WITH_MAIN_COMMAND), so its Pod finishes and Agent Sandbox reports Finished.
  */
 test('restart-after-main-exit: a sandbox whose main process exited can be started again and stopped', async ({ sandboxes, driver, cluster, timeline }) => {
-  const created = await timeline.step('create', () => sandboxes.create({ name: 'mainexit', command: EXITS_ONCE, environment: workloadEndsWithMainCommand() }));
+  const created = await timeline.step('create', () => sandboxes.create({ name: 'mainexit', command: EXITS_ONCE, environment: workloadEndsWithMainCommand(), supervisorGraceSeconds: SUPERVISOR_GRACE_SECONDS }));
   const { id } = created;
   await timeline.step('the main process exits by itself', async () => {
     expect((await cluster.exec(created, ['sh', '-c', `touch ${inWorkspace('exit-now')}`])).exitCode).toBe(0);
