@@ -39,14 +39,16 @@ test('outcomes name the registered invariants a failure mentions, the skip reaso
 });
 
 /** A test of the report with the verdicts.json attachment the timeline fixture gives it, inline as the json reporter writes it. */
-const judged = (status: string, verdicts: { id: string; status: string; noEpisode?: boolean }[], repeatEachIndex: number) => ({
+const judged = (status: string, verdicts: { id: string; status: string; noEpisode?: boolean; expectedByTest?: boolean }[], repeatEachIndex: number) => ({
   status,
   repeatEachIndex,
   results: [{ status: status === 'expected' ? 'passed' : 'failed', errors: status === 'expected' ? [] : [{ message: 'FAIL stop/a-rule: ...' }], attachments: [{ name: 'verdicts.json', contentType: 'application/json', body: Buffer.from(JSON.stringify(verdicts)).toString('base64') }] }],
 });
 
-test('with --repeat-each, each invariant\'s violations / evaluations and INCONCLUSIVE count per lane, from the tests\' verdicts', () => {
+test('with --repeat-each, each invariant\'s violations / evaluations, INCONCLUSIVE and expected-by-the-test counts per lane, from the tests\' verdicts', () => {
   const v = (id: string, status: string, noEpisode?: boolean) => ({ id, title: id, source: 's', message: `${id}: m`, evidence: [], status, ...(noEpisode ? { noEpisode } : {}) });
+  // A FAIL the scenario provoked and asserted with .not.toHold: no violation.
+  const provoked = (id: string) => ({ ...v(id, 'FAIL'), expectedByTest: true });
   const repeated = {
     suites: [
       {
@@ -59,6 +61,7 @@ test('with --repeat-each, each invariant\'s violations / evaluations and INCONCL
               judged('expected', [v('stop/a-rule', 'PASS'), v('stop/b-rule', 'PASS'), v('delete/c-rule', 'INCONCLUSIVE', true), v('order/x before y', 'FAIL')], 0),
               judged('unexpected', [v('stop/a-rule', 'FAIL'), v('stop/b-rule', 'INCONCLUSIVE'), v('delete/c-rule', 'INCONCLUSIVE', true)], 1),
               judged('expected', [v('stop/a-rule', 'PASS'), v('stop/a-rule', 'PASS'), v('stop/b-rule', 'PASS'), v('delete/c-rule', 'INCONCLUSIVE', true)], 2),
+              judged('expected', [v('stop/a-rule', 'PASS'), provoked('stop/b-rule'), v('delete/c-rule', 'INCONCLUSIVE', true)], 3),
             ],
           },
         ],
@@ -68,24 +71,24 @@ test('with --repeat-each, each invariant\'s violations / evaluations and INCONCL
   const path = test.info().outputPath('results.json');
   writeFileSync(path, JSON.stringify(repeated));
   const outcomes = readOutcomes(path, ['stop/a-rule', 'stop/b-rule', 'delete/c-rule']);
-  expect(outcomes.map((o) => o.status)).toEqual(['passed', 'failed', 'passed']);
+  expect(outcomes.map((o) => o.status)).toEqual(['passed', 'failed', 'passed', 'passed']);
   // Scenario assertions (order/...) are not registered invariants: left out.
   expect(outcomes[0].verdicts?.map((x) => x.id)).toEqual(['stop/a-rule', 'stop/b-rule', 'delete/c-rule']);
   expect(invariantRates(outcomes)).toEqual([
-    { id: 'stop/a-rule', violations: 1, evaluations: 4, inconclusive: 0 },
-    { id: 'stop/b-rule', violations: 0, evaluations: 3, inconclusive: 1 },
+    { id: 'stop/a-rule', violations: 1, evaluations: 5, inconclusive: 0, expected: 0 },
+    { id: 'stop/b-rule', violations: 0, evaluations: 4, inconclusive: 1, expected: 1 },
     // Nothing of the family's kind in any test: no evaluation.
-    { id: 'delete/c-rule', violations: 0, evaluations: 0, inconclusive: 0 },
+    { id: 'delete/c-rule', violations: 0, evaluations: 0, inconclusive: 0, expected: 0 },
   ]);
   expect(summaryTable(new Map([['lane-a', outcomes], ['lane-b', []]])).split('\n')).toEqual([
     '| scenario | lane-a | lane-b |',
     '|---|---|---|',
-    '| sandbox-lifecycle/stop-ordering › stop-ordering: the order | FAIL ×1 (stop/a-rule), pass ×2 | — |',
+    '| sandbox-lifecycle/stop-ordering › stop-ordering: the order | FAIL ×1 (stop/a-rule), pass ×3 | — |',
     '',
     '| invariant: violations/evaluations (INCONCLUSIVE) | lane-a | lane-b |',
     '|---|---|---|',
-    '| stop/a-rule | 1/4 | — |',
-    '| stop/b-rule | 0/3 (1 INCONCLUSIVE) | — |',
+    '| stop/a-rule | 1/5 | — |',
+    '| stop/b-rule | 0/4 (1 INCONCLUSIVE, 1 expected by the test) | — |',
     '| delete/c-rule | — | — |',
   ]);
 });

@@ -9,6 +9,8 @@ interface VerdictRecord {
   status: 'PASS' | 'FAIL' | 'INCONCLUSIVE';
   /** INCONCLUSIVE only because the test had nothing of the family's kind (no stop, no delete): not an evaluation. */
   noEpisode?: boolean;
+  /** A FAIL the test provoked on purpose and asserted (`.not.toHold`): counted apart, not as a violation. */
+  expectedByTest?: boolean;
 }
 
 /** One scenario's outcome in one lane (one test run: with --repeat-each, one per repeat), as the summary shows it. */
@@ -105,22 +107,36 @@ function scenarioCell(runs: Outcome[]): string {
 }
 
 /** Each invariant's violations, evaluations (verdicts on something the test did) and INCONCLUSIVE verdicts over a lane's tests. */
-export function invariantRates(outcomes: Outcome[]): { id: string; violations: number; evaluations: number; inconclusive: number }[] {
-  const rates = new Map<string, { id: string; violations: number; evaluations: number; inconclusive: number }>();
+export function invariantRates(outcomes: Outcome[]): InvariantRate[] {
+  const rates = new Map<string, InvariantRate>();
   for (const v of outcomes.flatMap((o) => o.verdicts ?? [])) {
-    const rate = rates.get(v.id) ?? { id: v.id, violations: 0, evaluations: 0, inconclusive: 0 };
+    const rate = rates.get(v.id) ?? { id: v.id, violations: 0, evaluations: 0, inconclusive: 0, expected: 0 };
     rates.set(v.id, rate);
     if (v.noEpisode) continue;
     rate.evaluations++;
-    if (v.status === 'FAIL') rate.violations++;
+    if (v.status === 'FAIL' && v.expectedByTest) rate.expected++;
+    else if (v.status === 'FAIL') rate.violations++;
     if (v.status === 'INCONCLUSIVE') rate.inconclusive++;
   }
   return [...rates.values()];
 }
 
 /**
+ * One invariant's record in one lane: its violations among its evaluations; INCONCLUSIVE ones;
+ * and FAILs a scenario provoked on purpose and asserted (`expected`), which are no violation.
+ */
+export interface InvariantRate {
+  id: string;
+  violations: number;
+  evaluations: number;
+  inconclusive: number;
+  expected: number;
+}
+
+/**
  * The one-screen lane x scenario table, as Markdown (also fine in a terminal), followed by the
- * invariant x lane table of violation rates: `violations/evaluations`, and the INCONCLUSIVE count.
+ * invariant x lane table of violation rates: `violations/evaluations`, the INCONCLUSIVE count, and
+ * the FAILs a scenario provoked on purpose (`expected by the test`).
  */
 export function summaryTable(results: Map<string, Outcome[]>): string {
   const lanes = [...results.keys()];
@@ -135,7 +151,8 @@ export function summaryTable(results: Map<string, Outcome[]>): string {
     const cells = lanes.map((lane) => {
       const r = rates.get(lane)!.find((x) => x.id === id);
       if (!r || r.evaluations === 0) return '—';
-      return `${r.violations}/${r.evaluations}${r.inconclusive ? ` (${r.inconclusive} INCONCLUSIVE)` : ''}`;
+      const notes = [r.inconclusive ? `${r.inconclusive} INCONCLUSIVE` : '', r.expected ? `${r.expected} expected by the test` : ''].filter(Boolean);
+      return `${r.violations}/${r.evaluations}${notes.length ? ` (${notes.join(', ')})` : ''}`;
     });
     lines.push(`| ${id} | ${cells.join(' | ')} |`);
   }

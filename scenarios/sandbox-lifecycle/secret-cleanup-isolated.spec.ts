@@ -21,4 +21,6 @@ test('secret-cleanup-isolated: a denied Secret deletion neither blocks suspensio
     expect(isSuspendedInSpec(sandboxApiVersion, cr?.spec), 'the Sandbox is suspended in its spec').toBe(true);
     expect(await cluster.get('v1', 'Pod', sandbox.namespace, objects.workloadPod!)).toBeUndefined();
   });
+  // Provoked above: the Secrets outlive the stop. Asserted, so reports count it as expected, not as a violation.
+  await expect(timeline, 'the denied Secrets remain when the stop returns').not.toHold('stop/generation-secrets-gone-on-return');
 });

@@ -25,6 +25,11 @@ export interface Verdict extends InvariantInfo {
    * delete): not an evaluation, so violation rates leave it out.
    */
   noEpisode?: true;
+  /**
+   * A FAIL the test provoked on purpose and asserted (`expect(timeline).not.toHold(id)`): the
+   * scenario denies what the rule needs. Reports show it apart, and violation rates leave it out.
+   */
+  expectedByTest?: true;
 }
 
 /** What rules need beyond the timeline: the driver settings the lane ran with. */

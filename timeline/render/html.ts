@@ -24,13 +24,14 @@ export function renderHtml(timeline: Timeline, verdicts: Verdict[]): string {
   }
   const title = `${timeline.test ?? 'timeline'}${timeline.lane ? ` [${timeline.lane}]` : ''}`;
   // Families with nothing to judge in this test (no delete, say) come last, marked as such.
-  const rank = (v: Verdict) => (v.noEpisode ? 3 : STATUS_ORDER[v.status]);
+  const rank = (v: Verdict) => (v.noEpisode ? 3 : v.expectedByTest ? 1.5 : STATUS_ORDER[v.status]);
   const sorted = [...verdicts].sort((a, b) => rank(a) - rank(b));
 
   const seqLink = (s: number) => (known.has(s) ? `<a href="#e-${s}">#${s}</a>` : `#${s}`);
   const verdictItems = sorted.map((v) => {
-    const cls = v.noEpisode ? 'unseen' : v.status.toLowerCase();
-    const badge = v.noEpisode ? 'NOT SEEN' : v.status;
+    // A FAIL the test provoked and asserted (`.not.toHold`) is shown as such, not as the driver's violation.
+    const cls = v.noEpisode ? 'unseen' : v.expectedByTest ? 'expected' : v.status.toLowerCase();
+    const badge = v.noEpisode ? 'NOT SEEN' : v.expectedByTest ? 'EXPECTED FAIL' : v.status;
     const pair = v.pair ? ` · pair ${seqLink(v.pair[0])} should precede ${seqLink(v.pair[1])}` : '';
     return (
       `<li class="verdict ${cls}">\n` +
@@ -69,8 +70,9 @@ export function renderHtml(timeline: Timeline, verdicts: Verdict[]): string {
   li.verdict.inconclusive { border-left-color: ${ORANGE}; background: #fff7ed; }
   li.verdict.pass { border-left-color: ${GREEN}; }
   li.verdict.unseen { border-left-color: ${FAINT}; color: ${MUTED}; }
+  li.verdict.expected { border-left-color: ${MUTED}; }
   .badge { display: inline-block; min-width: 44px; text-align: center; padding: 1px 8px; border-radius: 10px; font-size: 12px; font-weight: 700; color: #fff; }
-  .badge.pass { background: ${GREEN}; } .badge.fail { background: ${RED}; } .badge.inconclusive { background: ${ORANGE}; } .badge.unseen { background: ${MUTED}; }
+  .badge.pass { background: ${GREEN}; } .badge.fail { background: ${RED}; } .badge.inconclusive { background: ${ORANGE}; } .badge.unseen { background: ${MUTED}; } .badge.expected { background: ${MUTED}; }
   .vtitle { color: #334155; }
   .vsource { color: ${MUTED}; font-size: 12px; margin-top: 2px; }
   pre { margin: 6px 0 0; padding: 8px 10px; background: #f8fafc; border: 1px solid ${RULE}; border-radius: 4px; white-space: pre-wrap; font-size: 12.5px; }

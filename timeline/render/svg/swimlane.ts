@@ -293,7 +293,9 @@ function drawLanes({ lanes, x }: Plot, { defs, bars, marks, anchors }: Layers, {
 function drawHeader(timeline: Timeline, { entries, lanes }: Plot, verdicts: Verdict[]): string {
   // A family with nothing to judge in this test (no delete, say) is not counted.
   const judged = verdicts.filter((v) => !v.noEpisode);
-  const counts = (['FAIL', 'INCONCLUSIVE', 'PASS'] as const).map((s) => [s, judged.filter((v) => v.status === s).length] as const).filter(([, c]) => c > 0);
+  // A FAIL the test provoked and asserted is counted apart: it is not the driver's violation.
+  const provoked = judged.filter((v) => v.expectedByTest).length;
+  const counts = (['FAIL', 'INCONCLUSIVE', 'PASS'] as const).map((s) => [s, judged.filter((v) => v.status === s && !v.expectedByTest).length] as const).filter(([, c]) => c > 0);
   const objects = lanes.filter((l) => !l.placeholder).length;
   const titleText = truncateEnd(timeline.test ?? 'timeline', 96);
   const laneText = timeline.lane ? `lane ${truncateEnd(timeline.lane, 40)}` : '';
@@ -308,6 +310,7 @@ function drawHeader(timeline: Timeline, { entries, lanes }: Plot, verdicts: Verd
       : '') +
     `<text x="14" y="49" font-size="11.5" fill="${MUTED}">${esc(`recorded ${timeline.startedAt} · ${entries.length} entries · ${objects} objects`)}` +
     counts.map(([s, c]) => ` · <tspan font-weight="700" fill="${STATUS_COLOR[s]}">${c} ${s}</tspan>`).join('') +
+    (provoked ? ` · <tspan font-weight="700" fill="${MUTED}">${provoked} EXPECTED FAIL</tspan>` : '') +
     `</text>`
   );
 }
