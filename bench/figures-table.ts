@@ -34,7 +34,7 @@ export const ISSUE_15_FIGURES: readonly FigureSpec[] = [
   { id: 'all-lanes', figure: 'every lane (npm run lanes, 6 lanes), wall', target: '<= 30 s', ratioOf: 'all-lanes wall / slowest lane in it' },
   { id: 'driver-scale', figure: '100 sandboxes create -> stop -> start -> delete; driver RSS', target: '<= 60 s; <= 200 MiB' },
   { id: 'list-10k', figure: 'list 10k Pods, median', target: '<= 100 ms', ratioOf: 'list / bare JSON.stringify of the same objects' },
-  { id: 'stop-p95', figure: 'stop / its lower bound, p95 over 20 stops', target: '<= 1.1', ratioOf: 'the figure is the ratio (stop / supervisor + workload termination)' },
+  { id: 'stop-p95', figure: 'stop / its lower bound, p95 over 20 stops', target: '<= 1.1', ratioOf: 'the figure is the ratio (stop / supervisor termination + the controller\'s suspension + workload termination)' },
   { id: 'cluster-start', figure: 'embedded cluster start, first in a fresh process', target: '<= 1 s', ratioOf: 'start / a bare https server start' },
   { id: 'create-conflicts', figure: "create: the driver's 409 retries per create (10 at once)", target: '0 avoidable (running patch, Pod UIDs)' },
 ];

@@ -115,7 +115,7 @@ export class KubernetesDriver implements ComputeDriver {
       ctx.call.enter('reading the Sandbox');
       const cr = await ctx.findSandbox(ref.sandboxId);
       ctx.call.subject = `sandbox ${ref.sandboxId}`;
-      await this.gated(ctx, ref.sandboxId, async () => void (await stopSandbox(ctx, (await ctx.kube.get(ctx.ref(cr))) ?? cr)));
+      await this.gated(ctx, ref.sandboxId, async (waited) => void (await stopSandbox(ctx, await this.current(ctx, cr, waited))));
     });
   }
 
@@ -127,7 +127,7 @@ export class KubernetesDriver implements ComputeDriver {
       ctx.call.enter('reading the Sandbox');
       const cr = await ctx.findSandbox(request.sandboxId);
       ctx.call.subject = `sandbox ${request.sandboxId}`;
-      await this.gated(ctx, request.sandboxId, async () => this.completeInBackground(await startSandbox(ctx, (await ctx.kube.get(ctx.ref(cr))) ?? cr, request.generationId), 'restart'));
+      await this.gated(ctx, request.sandboxId, async (waited) => this.completeInBackground(await startSandbox(ctx, await this.current(ctx, cr, waited), request.generationId), 'restart'));
     });
   }
 
@@ -285,12 +285,22 @@ export class KubernetesDriver implements ComputeDriver {
   }
 
   /** `work` under the sandbox's lifecycle gate; a call that ended while queued for it never runs. */
-  private gated<T>(ctx: DriverContext, id: string, work: () => Promise<T>): Promise<T> {
+  private gated<T>(ctx: DriverContext, id: string, work: (waited: boolean) => Promise<T>): Promise<T> {
     ctx.call.enter('waiting for another call on this sandbox in this driver to finish');
-    return this.ctx.gates.run(id, async () => {
+    return this.ctx.gates.run(id, async (waited) => {
       ctx.call.check();
-      return work();
+      return work(waited);
     });
+  }
+
+  /**
+   * The Sandbox as a gated call starts from: read again when the gate made it wait (another call
+   * on it may have changed it since `cr` was listed), else `cr` itself, listed just before — a
+   * second read would only cost a round trip. Either way each transition is guarded by the
+   * resourceVersion it was decided from, and decided again on a conflict.
+   */
+  private async current(ctx: DriverContext, cr: KubeObject, waited: boolean): Promise<KubeObject> {
+    return waited ? ((await ctx.kube.get(ctx.ref(cr))) ?? cr) : cr;
   }
 
   private scheduleReconcile(): void {

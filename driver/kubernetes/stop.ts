@@ -221,7 +221,11 @@ async function waitForWorkloadGone(ctx: DriverContext, cr: KubeObject): Promise<
   ]);
   try {
     for (;;) {
-      const fresh = await ctx.kube.get(ctx.ref(cr)).catch((e) => Promise.reject(asDriverError(e, 'reading the Sandbox')));
+      // Both read at once (the Pod by the name the Sandbox was read with: it does not change).
+      const [fresh, pod] = await Promise.all([
+        ctx.kube.get(ctx.ref(cr)).catch((e) => Promise.reject(asDriverError(e, 'reading the Sandbox'))),
+        ctx.kube.get({ apiVersion: 'v1', kind: 'Pod', namespace: initial.namespace, name: initial.workloadPod }).catch((e) => Promise.reject(asDriverError(e, 'reading the workload Pod'))),
+      ]);
       if (!fresh) throw new DriverError('NOT_FOUND', `sandbox not found: Sandbox ${cr.metadata!.name} disappeared while stopping`);
       cr = fresh;
       const state = readState(cr);
@@ -229,7 +233,6 @@ async function waitForWorkloadGone(ctx: DriverContext, cr: KubeObject): Promise<
       if (suspended?.status === 'False' && suspended.reason === 'PodNotOwned') {
         throw new DriverError('FAILED_PRECONDITION', `Kubernetes sandbox stop rejected: ${suspended.message || 'backing pod is not owned by this sandbox'}`);
       }
-      const pod = await ctx.kube.get({ apiVersion: 'v1', kind: 'Pod', namespace: state.namespace, name: state.workloadPod }).catch((e) => Promise.reject(asDriverError(e, 'reading the workload Pod')));
       if (!pod && (!v1beta1 || suspended?.status === 'True')) return cr;
       if (!state.suspendedInSpec) throw superseded(ctx, describeMove(state));
       if (Date.now() > deadline) throw new DriverError('UNAVAILABLE', `timed out after ${seconds}s waiting for Kubernetes sandbox to stop`);
@@ -250,23 +253,27 @@ async function cleanUp(ctx: DriverContext, cr: KubeObject, generation: string | 
   const state = readState(cr);
   const names = sandboxObjectNames(state.id, state.crName, generation ?? state.generation);
   const supervisorRef = { apiVersion: 'v1', kind: 'Pod', namespace: state.namespace, name: names.supervisorPod };
-  const supervisor = await ctx.kube.get(supervisorRef).catch((e) => Promise.reject(asDriverError(e, 'reading the supervisor Pod')));
-  if (supervisor && !supervisor.metadata?.deletionTimestamp && ofGeneration(supervisor, generation) && isRecordedSupervisor(cr, supervisor)) {
-    await ctx.kube.delete(supervisorRef, { preconditions: { uid: supervisor.metadata!.uid! } }).catch((e) => {
-      if (!isConflict(e)) return Promise.reject(asDriverError(e, 'deleting the supervisor Pod'));
-    });
-  }
-  const warnings: string[] = [];
-  for (const secret of [names.sandboxSecret, names.supervisorSecret]) {
-    if (!secret) continue;
+  const supervisorAgain = async () => {
+    const supervisor = await ctx.kube.get(supervisorRef).catch((e) => Promise.reject(asDriverError(e, 'reading the supervisor Pod')));
+    if (supervisor && !supervisor.metadata?.deletionTimestamp && ofGeneration(supervisor, generation) && isRecordedSupervisor(cr, supervisor)) {
+      await ctx.kube.delete(supervisorRef, { preconditions: { uid: supervisor.metadata!.uid! } }).catch((e) => {
+        if (!isConflict(e)) return Promise.reject(asDriverError(e, 'deleting the supervisor Pod'));
+      });
+    }
+  };
+  const deleteSecret = async (secret: string): Promise<string | undefined> => {
     try {
       await ctx.kube.delete({ apiVersion: 'v1', kind: 'Secret', namespace: state.namespace, name: secret });
+      return undefined;
     } catch (error) {
       const status = statusOf(error);
       const warning = `deleting generation Secret ${secret} failed: ${status?.message ?? (error as Error).message}`;
       ctx.log(`sandbox ${state.id}: ${warning}`);
-      warnings.push(warning);
+      return warning;
     }
-  }
-  return warnings;
+  };
+  // At once: the supervisor was gone before the suspension (step 2), so nothing here waits on anything else.
+  const secrets = [names.sandboxSecret, names.supervisorSecret].filter((s): s is string => !!s);
+  const [, ...failures] = await Promise.all([supervisorAgain(), ...secrets.map(deleteSecret)]);
+  return failures.filter((w): w is string => w !== undefined);
 }
