@@ -72,7 +72,7 @@ test('processes that build at once end with the same whole bundle and no temp di
 
 test('the bundled driver serves GetCapabilities on its socket', async () => {
   test.setTimeout(120_000);
-  // Built inside the project (the test's output folder), where the bundle finds node_modules.
+  // The project's own sources, built into the test's output folder.
   const bundle = driverBundle({ ...PROJECT_DRIVER_BUNDLE, cacheDir: test.info().outputPath('driver-bundle') });
   expect(bundle.built).toBe(true);
   const kubeconfigPath = test.info().outputPath('kubeconfig');
