@@ -1,6 +1,20 @@
 import { defineConfig, type ReporterDescription } from '@playwright/test';
+import { createRequire } from 'node:module';
 import type { RunOptions } from './fixtures/run-value.ts';
 import { readLaneRun } from './lanes/run/lane-run.ts';
+
+/**
+ * The Kubernetes client, loaded here through require() of an ES module (Node >= 20.19) before any
+ * test file: Playwright loads this config first in every worker, and the test files' `import`s of
+ * the package then get the same module instance from Node's cache. Imported through Playwright's
+ * module hooks instead, its ~830 modules cost every worker ~1 s of CPU (require: ~0.3 s); a lane
+ * starts up to 6 workers per core. An older Node without require(esm) loads it as before.
+ */
+try {
+  createRequire(import.meta.url)('@kubernetes/client-node');
+} catch (error) {
+  if ((error as NodeJS.ErrnoException).code !== 'ERR_REQUIRE_ESM') throw error;
+}
 
 /** Set by `npm run lane` (CONFORMANCE_RUN): the lane, its cluster, the driver under test, where reports go. */
 const run = readLaneRun();
