@@ -2,14 +2,15 @@
  * The reference driver as one JavaScript file, for the harness to run as its external driver.
  *
  * Why a bundle and not `node --import tsx`: run through tsx, the driver process held 208 MiB RSS
- * once serving, before any sandbox; bundled, 122 MiB (`npm run bench -- driver-scale`, "driver RSS
- * once serving"): the loader (every module transpiled at run time, its caches) cost ~85 MiB of the
- * 200 MiB issue 15 gives the driver at 100 sandboxes at once.
+ * once serving, before any sandbox; bundled without its packages, 122 MiB (`npm run bench --
+ * driver-scale`, "driver RSS once serving"): the loader (every module transpiled at run time, its
+ * caches) cost ~85 MiB of the 200 MiB issue 15 gives the driver at 100 sandboxes at once.
  *
  * Its packages are bundled too, whitespace-minified: a lane starts a driver process per test (two
  * in `ha`, more after a crash), and each loading @kubernetes/client-node's ~830 modules from
  * node_modules cost ~0.9 s of CPU to start (`--help` in 0.3 s bundled). Measured with
- * `npm run lanes` on 2 cores: 73 driver processes took 93 s of the run's 275 s of CPU.
+ * `npm run lanes` on 2 cores: 73 driver processes took 93 s of the run's 275 s of CPU, 74 took
+ * 50 s once bundled; driver-scale: 85 MiB once serving (was 107), peak 124 MiB (was 139).
  * Minified, the bundle parses faster and its source costs less memory (a `--help` run: 79 MiB max
  * RSS, 106 MiB unminified); `keepNames` keeps functions' names for stack traces.
  * The build is cached by a hash of its inputs (the sources, and package-lock.json for the
