@@ -29,6 +29,6 @@ export class LifecycleGates {
   /** Runs `work` only when nobody holds or waits for the gate; returns undefined otherwise. */
   async tryRun<T>(id: string, work: () => Promise<T>): Promise<T | undefined> {
     if (this.tails.has(id) || this.held.has(id)) return undefined;
-    return this.run(id, () => work());
+    return this.run(id, work);
   }
 }
