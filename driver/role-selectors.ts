@@ -113,12 +113,31 @@ function matches(requirement: Requirement, labels: Record<string, string>): bool
   }
 }
 
+interface ParsedRole {
+  selector: string;
+  requirements: Requirement[];
+  carrier: Requirement;
+}
+
+/** Each role's parsed selector, kept per set of role selectors: roleOf runs for every watch event every recorder sees. */
+const parsedRoles = new WeakMap<RoleSelectors, Map<Role, ParsedRole>>();
+
+function parsedRole(roles: RoleSelectors, role: Role): ParsedRole {
+  let byRole = parsedRoles.get(roles);
+  if (!byRole) parsedRoles.set(roles, (byRole = new Map()));
+  let parsed = byRole.get(role);
+  if (parsed?.selector !== roles[role]) {
+    const requirements = parse(roles[role]);
+    byRole.set(role, (parsed = { selector: roles[role], requirements, carrier: idRequirement(requirements) }));
+  }
+  return parsed;
+}
+
 /** Which role an object of `resource` plays and for which sandbox id, or undefined when it plays none. */
 export function roleOf(roles: RoleSelectors, resource: RoleResource, labels: Record<string, string> = {}): { role: Role; id: string } | undefined {
   for (const role of ROLES) {
     if (ROLE_RESOURCE[role] !== resource) continue;
-    const requirements = parse(roles[role]);
-    const carrier = idRequirement(requirements);
+    const { requirements, carrier } = parsedRole(roles, role);
     const id = labels[carrier.key];
     if (!id) continue;
     if (requirements.every((r) => (r === carrier ? true : matches(r, labels)))) return { role, id };
