@@ -8,7 +8,7 @@ import { readLaneRun } from './lanes/run/lane-run.ts';
  * test file: Playwright loads this config first in every worker, and the test files' `import`s of
  * the package then get the same module instance from Node's cache. Imported through Playwright's
  * module hooks instead, its ~830 modules cost every worker ~1 s of CPU (require: ~0.3 s); a lane
- * starts up to 6 workers per core. An older Node without require(esm) loads it as before.
+ * starts up to 3 workers per core. An older Node without require(esm) loads it as before.
  */
 try {
   createRequire(import.meta.url)('@kubernetes/client-node');

@@ -65,20 +65,22 @@ export interface LaneResult {
 
 /**
  * Scenarios mostly wait on the cluster (grace periods, probes), so on the embedded cluster a
- * lane gets a worker per test up to a machine-wide budget of 6 × CPUs tests at once (Playwright
- * starts no more workers than it has tests, `fullyParallel`; each worker is a Node process of
- * ~100-150 MiB that records, judges and, in process, runs the driver). Lanes side by side share
- * that budget. Measured on 2 CPUs: 12 at once (six lanes of 2, `--repeat-each 10`) ran 1,020
- * scenarios without a failure at load 10-12; 16 at once in one lane ran at load 17-19 and a stop
- * did not reach its first phase within 60 s; six lanes of fifteen failed 64 of 90 scenarios on
- * their readiness deadlines. On kind and existing clusters the real Agent Sandbox controller
- * reconciles one Sandbox at a time up to v0.5.0 (`--sandbox-concurrent-workers` 1) and the
- * node's containers share the machine with Docker: more tests at once only queue behind it and
- * eat into their own deadlines, so two stay. `--workers` after `--` wins.
+ * lane runs many tests at once: up to 3 × CPUs for the machine, shared by the lanes side by side,
+ * and never fewer than two per lane (Playwright starts no more workers than it has tests,
+ * `fullyParallel`; each worker is a Node process of ~100-150 MiB that records, judges and, in
+ * process, runs the driver, and starts on ~1.5 s of CPU). Measured on 2 CPUs, `npm run lane --
+ * v1beta1` (15 tests), paired runs: 6 workers 32-39 s wall on 37-54 s of CPU, 12 workers 35-45 s
+ * on 52-73 s — beyond 3 per core the workers' own start-up and cross-talk cost more than the
+ * waits they overlap. Six lanes side by side: 2 per lane 158 s, 1 per lane 169 s (the `ha` lane's
+ * long scenarios then queue). 16 at once in one lane once ran at load 17-19 and a stop did not
+ * reach its first phase within 60 s. On kind and existing clusters the real Agent Sandbox
+ * controller reconciles one Sandbox at a time up to v0.5.0 (`--sandbox-concurrent-workers` 1)
+ * and the node's containers share the machine with Docker: more tests at once only queue behind
+ * it and eat into their own deadlines, so two stay. `--workers` after `--` wins.
  */
 export function laneWorkers(provider: ClusterProvider['name'], lanesAtOnce = 1): number {
   if (provider !== 'embedded') return 2;
-  return Math.max(1, Math.floor((6 * availableParallelism()) / lanesAtOnce));
+  return Math.max(2, Math.floor((3 * availableParallelism()) / lanesAtOnce));
 }
 
 /** Runs one lane; `lanesAtOnce` is how many lanes run beside it, sharing the machine's workers. */
