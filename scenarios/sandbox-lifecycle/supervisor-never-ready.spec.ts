@@ -8,7 +8,7 @@ const STAGE = 'waiting for supervisor readiness';
  * 30 s): the test waits it out twice, and what it checks — the stage named, nothing left
  * half-started — does not depend on its length.
  */
-test.use({ driverSettings: { supervisorReadySeconds: 3 } });
+test.use({ driverSettings: { supervisorReadySeconds: 1 } });
 
 /**
  * OpenShell#3566: a supervisor that never becomes ready (here: the workload's boundary refuses its
