@@ -137,7 +137,7 @@ async function stopSuspendFirst(ctx: DriverContext, cr: KubeObject): Promise<Sto
 /**
  * Deletes the supervisor Pod with a UID precondition and waits until that Pod is gone. A Pod
  * already terminating (another replica's delete) is only waited for, and a DELETE is sent only
- * while the Sandbox, read with the Pod or just before, still shows the stop: once another replica has finished
+ * while the Sandbox, read just before, still shows the stop: once another replica has finished
  * it, a supervisor under that name belongs to a start that began since and is left alone. A Pod
  * under the supervisor's name whose UID is not the one the Sandbox recorded at create or start
  * (`sandbox-runtime-supervisor-uid`) is not this sandbox's supervisor: someone replaced it under
@@ -151,13 +151,6 @@ export async function deleteSupervisorAndWait(ctx: DriverContext, cr: KubeObject
   const state = readState(cr);
   const ref = { apiVersion: 'v1', kind: 'Pod', namespace: state.namespace, name: sandboxObjectNames(state.id, state.crName).supervisorPod };
   const read = () => ctx.kube.get(ref).catch((e) => Promise.reject(asDriverError(e, 'reading the supervisor Pod')));
-  const readSandbox = () => ctx.kube.get(ctx.ref(cr)).catch((e) => Promise.reject(asDriverError(e, 'reading the Sandbox')));
-  // With a recorded supervisor UID the first pass reads the Sandbox along with the Pod, one round
-  // trip less before the DELETE: a Pod of a start that began since cannot carry the recorded UID,
-  // so a Sandbox read a moment before the Pod decides nothing wrongly. Without one, and on later
-  // passes, the Sandbox is read after the Pod, just before the DELETE.
-  let sandboxRead = recordedSupervisorUid(cr) ? readSandbox() : undefined;
-  sandboxRead?.catch(() => undefined);
   let pod = await read();
   if (!pod) return;
   const headroomOnly = ctx.config.variant === 'headroom-deadline';
@@ -173,7 +166,7 @@ export async function deleteSupervisorAndWait(ctx: DriverContext, cr: KubeObject
         return;
       }
       if (!pod.metadata?.deletionTimestamp) {
-        const now = await (sandboxRead ?? readSandbox());
+        const now = await ctx.kube.get(ctx.ref(cr)).catch((e) => Promise.reject(asDriverError(e, 'reading the Sandbox')));
         if (!now || now.metadata?.uid !== cr.metadata?.uid || !stopping(readState(now))) return; // the stop is over: decide again from the Sandbox
         try {
           await ctx.kube.delete(ref, { preconditions: { uid: pod.metadata!.uid! }, propagationPolicy: 'Foreground' });
@@ -188,7 +181,6 @@ export async function deleteSupervisorAndWait(ctx: DriverContext, cr: KubeObject
         return;
       }
       await ctx.call.sleep(ctx.config.pollIntervalMs, changes);
-      sandboxRead = undefined;
       pod = await read();
     }
   } finally {
