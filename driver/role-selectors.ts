@@ -119,7 +119,7 @@ interface ParsedRole {
   carrier: Requirement;
 }
 
-/** Each role's parsed selector, kept per set of role selectors: roleOf runs for every watch event every recorder sees. */
+/** Each role's parsed selector, kept per set of role selectors (parsed again if a selector changes): roleOf runs for every watch event every recorder sees. */
 const parsedRoles = new WeakMap<RoleSelectors, Map<Role, ParsedRole>>();
 
 function parsedRole(roles: RoleSelectors, role: Role): ParsedRole {
@@ -151,7 +151,7 @@ export function roleOf(roles: RoleSelectors, resource: RoleResource, labels: Rec
  */
 export function watchSelector(roles: RoleSelectors, resource: RoleResource): string | undefined {
   const sets = ROLES.filter((r) => ROLE_RESOURCE[r] === resource).map((r) =>
-    parse(roles[r]).map((q) => (q.values.includes(ID_PLACEHOLDER) ? q.key : q.text)),
+    parsedRole(roles, r).requirements.map((q) => (q.values.includes(ID_PLACEHOLDER) ? q.key : q.text)),
   );
   const shared = sets[0].filter((text) => sets.every((set) => set.includes(text)));
   return shared.length ? shared.join(',') : undefined;

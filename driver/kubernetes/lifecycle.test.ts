@@ -3,6 +3,7 @@
  * and watch()) and the CR's bootstrap annotations through create, stop, start and delete; the
  * Agent Sandbox patch shapes of both API versions; create rollback when a companion step fails.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { observedPhase } from '../gateway/phase.ts';
 import { ANNOTATION } from './names.ts';
 import { HOLD, MAIN, NAMESPACE, driverError, expect, leftovers, phaseReader, sampleWhile, sandboxes, setFinalizer, stopOrderViolations, test } from './test-kit.ts';
@@ -163,7 +164,11 @@ test.describe('create rollback', () => {
       // met that Pod would fail on its owner (not this Sandbox), as it should.
       const nothing = { pods: [], services: [], secrets: [], persistentvolumeclaims: [], sandboxes: [] };
       await expect
-        .poll(async () => [leftovers(cluster, NAMESPACE), await new Promise((r) => setTimeout(r, 1000)).then(() => leftovers(cluster, NAMESPACE))], { timeout: 20_000 })
+        .poll(async () => {
+          const now = leftovers(cluster, NAMESPACE);
+          await sleep(1000);
+          return [now, leftovers(cluster, NAMESPACE)];
+        }, { timeout: 20_000 })
         .toEqual([nothing, nothing]);
 
       // Nothing blocks a second attempt under the same name.
