@@ -31,6 +31,8 @@ export function entryColumns(entry: TimelineEntry): EntryColumns {
       const until = entry.endT === undefined ? 'open to the end' : `until ${formatOffset(entry.endT)}`;
       return { time, kind: 'Gap', name: entry.resource, type: 'GAP', summary: `${entry.reason} (${until})` };
     }
+    case 'fault':
+      return { time, kind: 'Fault', name: entry.item, type: entry.status.toUpperCase(), summary: `${entry.fault}: ${entry.detail}` };
   }
 }
 

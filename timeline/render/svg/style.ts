@@ -33,6 +33,9 @@ export const GREEN = '#16a34a';
 export const ORANGE = '#ea580c';
 export const AMBER = '#d97706';
 export const STEP = '#4f46e5';
+/** Faults of a schedule: their rows and the lines marking when they fired and healed. */
+export const FAULT = '#a21caf';
+export const FAULT_ROW_H = 18;
 export const GAP = '#64748b';
 
 export const STATUS_COLOR: Record<VerdictStatus, string> = { PASS: GREEN, FAIL: RED, INCONCLUSIVE: ORANGE };

@@ -3,7 +3,7 @@
  * segments, markers and container exits, and the harness steps as bands.
  */
 import { KIND } from '../../derive/format.ts';
-import type { GapEntry, ObjectEntry, TimelineEntry, WatchedResource } from '../../model.ts';
+import type { FaultEntry, GapEntry, ObjectEntry, TimelineEntry, WatchedResource } from '../../model.ts';
 import { LANE_STYLE, type LaneStyle } from './style.ts';
 
 export type Mode = 'running' | 'suspended' | 'terminating';
@@ -198,3 +198,45 @@ export function bandLabel(b: Band): string {
   if (b.status === 'open') return `${b.title} (not ended)`;
   return b.title;
 }
+
+/** One fault of the schedule as drawn: from its firing to its heal (open to the end when it never healed); a moment for one that happens at once. */
+export interface FaultBand {
+  item: string;
+  fault: string;
+  from: number;
+  to: number;
+  /** Fired and healed at the same moment, or a kind that happens at once (a crash): drawn as a mark. */
+  instant: boolean;
+  healed: boolean;
+  detail: string;
+  firedSeq: number;
+  healedSeq?: number;
+  row: number;
+}
+
+/** Fault firings paired with their heals, in the order they fired; each on a row of its own. */
+export function buildFaultBands(entries: readonly TimelineEntry[], tEnd: number): FaultBand[] {
+  const bands: FaultBand[] = [];
+  const open = new Map<string, FaultBand>();
+  for (const e of entries) {
+    if (e.kind !== 'fault') continue;
+    if (e.status === 'fired') {
+      const band: FaultBand = { item: e.item, fault: e.fault, from: e.t, to: tEnd, instant: false, healed: false, detail: e.detail, firedSeq: e.seq, row: bands.length };
+      bands.push(band);
+      open.set(e.item, band);
+    } else if (e.status === 'healed') {
+      const band = open.get(e.item);
+      if (!band) continue;
+      open.delete(e.item);
+      Object.assign(band, { to: e.t, healed: true, healedSeq: e.seq, instant: e.t - band.from < 1 });
+    }
+  }
+  return bands;
+}
+
+/** `stale-view · stale-reads`: the item and its kind. */
+export function faultLabel(b: FaultBand): string {
+  return `${b.item} · ${b.fault}${b.healed || b.instant ? '' : ' (not healed)'}`;
+}
+
+export type { FaultEntry };

@@ -12,10 +12,10 @@ import type { Timeline, TimelineEntry } from '../../model.ts';
 import { arrowMarker, barRect, exitColor, exitPill, exitText, glyph, hatchPattern, pillWidth, Strip } from './glyphs.ts';
 import { renderLegend } from './legend.ts';
 import {
-  BAR_H, BAR_Y, esc, FAINT, GAP, HEADER_H, INK, LABEL_W, LABEL_ZONE_Y, LANE_H, LANE_STYLE, MONO, monoWidth, MUTED, n, ORANGE, PLOT_X0, PLOT_X1, RED, RULE, SANS,
+  BAR_H, BAR_Y, esc, FAINT, FAULT, FAULT_ROW_H, GAP, HEADER_H, INK, LABEL_W, LABEL_ZONE_Y, LANE_H, LANE_STYLE, MONO, monoWidth, MUTED, n, ORANGE, PLOT_X0, PLOT_X1, RED, RULE, SANS,
   sansWidth, STATUS_COLOR, STEP, STEP_ROW_H, truncateEnd, truncateMiddle, W, type LaneStyle,
 } from './style.ts';
-import { analyzeLane, bandLabel, buildBands, buildLanes, type Band, type Exit, type MarkerKind, type ObjectLane, type Point } from './swimlane-model.ts';
+import { analyzeLane, bandLabel, buildBands, buildFaultBands, buildLanes, faultLabel, type Band, type Exit, type FaultBand, type MarkerKind, type ObjectLane, type Point } from './swimlane-model.ts';
 import { drawVerdicts } from './verdict-overlay.ts';
 
 /** Where everything goes: the time scale, the step rows and the lanes. */
@@ -27,6 +27,9 @@ interface Plot {
   x: (t: number) => number;
   bands: Band[];
   stepsTop: number;
+  /** The schedule's faults, one row each between the steps and the lanes (none without a schedule). */
+  faults: FaultBand[];
+  faultsTop: number;
   lanesTop: number;
   lanes: ObjectLane[];
   lanesBottom: number;
@@ -60,6 +63,7 @@ export function renderSwimlaneSvg(timeline: Timeline, verdicts: Verdict[] = []):
   drawLaneLabels(plot, layers);
   drawAxis(plot, layers);
   drawSteps(plot, layers);
+  drawFaults(plot, layers);
   const placement = placeExitPills(plot);
   drawGaps(plot, layers, placement);
   drawLanes(plot, layers, placement);
@@ -96,11 +100,13 @@ function planPlot(timeline: Timeline): Plot {
   const x = (t: number) => PLOT_X0 + (Math.max(0, t) / span) * (PLOT_X1 - PLOT_X0);
   const bands = buildBands(entries, tEnd);
   const stepsTop = HEADER_H;
-  const lanesTop = stepsTop + Math.max(1, assignStepRows(bands, x)) * STEP_ROW_H + 8;
+  const faultsTop = stepsTop + Math.max(1, assignStepRows(bands, x)) * STEP_ROW_H + 8;
+  const faults = buildFaultBands(entries, tEnd);
+  const lanesTop = faultsTop + (faults.length ? 18 + faults.length * FAULT_ROW_H + 6 : 0);
   const lanes = buildLanes(entries);
   lanes.forEach((lane, i) => (lane.top = lanesTop + i * LANE_H));
   const lanesBottom = lanesTop + Math.max(1, lanes.length) * LANE_H;
-  return { entries, bySeq, tEnd, span, x, bands, stepsTop, lanesTop, lanes, lanesBottom, axisY: lanesBottom, legendTop: lanesBottom + 56 };
+  return { entries, bySeq, tEnd, span, x, bands, stepsTop, faults, faultsTop, lanesTop, lanes, lanesBottom, axisY: lanesBottom, legendTop: lanesBottom + 56 };
 }
 
 /** Step label rows above the lanes (at most four): returns how many rows the bands need. */
@@ -188,6 +194,37 @@ function drawSteps({ bands, x, stepsTop, lanesBottom }: Plot, { back, labels, ov
     );
     if (b.beginSeq !== undefined) anchors.set(b.beginSeq, { x: x0, y: rowY + 9 });
     if (b.endSeq !== undefined) anchors.set(b.endSeq, { x: x1, y: rowY + 9 });
+  }
+}
+
+/**
+ * The schedule's faults: a row each, a bar from firing to heal (a diamond for one that happened
+ * at once), with dashed lines down through the lanes, so the events a fault came between are
+ * seen at a glance.
+ */
+function drawFaults({ faults, faultsTop, x, lanesTop, lanesBottom }: Plot, { labels, back, over, anchors }: Layers): void {
+  if (!faults.length) return;
+  labels.push(`<text x="14" y="${n(faultsTop + 12)}" font-size="10" font-weight="700" letter-spacing="0.6" fill="${FAULT}">FAULTS</text>`);
+  for (const b of faults) {
+    const y = faultsTop + 18 + b.row * FAULT_ROW_H;
+    const x0 = x(b.from);
+    const x1 = Math.max(x(b.to), x0 + 1);
+    const label = faultLabel(b);
+    const title = `fault ${label}: fired ${formatOffset(b.from)}${b.healed ? `, healed ${formatOffset(b.to)}` : ''} — ${b.detail}`;
+    const lines = [x0, ...(b.healed && !b.instant ? [x1] : [])]
+      .map((lx) => `<line x1="${n(lx)}" y1="${n(lanesTop)}" x2="${n(lx)}" y2="${n(lanesBottom)}" stroke="${FAULT}" stroke-opacity="0.5" stroke-dasharray="1 3"/>`)
+      .join('');
+    back.push(`<g class="tl-fault-lines" data-item="${esc(b.item)}">${lines}</g>`);
+    const shape = b.instant
+      ? `<path d="M${n(x0)} ${n(y + 2)}l5 5l-5 5l-5-5z" fill="${FAULT}"/>`
+      : `<rect x="${n(x0)}" y="${n(y + 4)}" width="${n(x1 - x0)}" height="7" rx="2" fill="${FAULT}" fill-opacity="${b.healed ? 0.75 : 0.4}"/>`;
+    const labelX = Math.min((b.instant ? x0 + 8 : x1 + 6), W - 8 - sansWidth(label, 10.5));
+    over.push(
+      `<g class="tl-fault" data-item="${esc(b.item)}" data-fault="${esc(b.fault)}"><title>${esc(title)}</title>${shape}` +
+        `<text x="${n(labelX)}" y="${n(y + 11)}" font-size="10.5" font-weight="600" fill="${FAULT}">${esc(label)}</text></g>`,
+    );
+    anchors.set(b.firedSeq, { x: x0, y: y + 7 });
+    if (b.healedSeq !== undefined) anchors.set(b.healedSeq, { x: x1, y: y + 7 });
   }
 }
 
