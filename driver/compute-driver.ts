@@ -126,9 +126,15 @@ export interface StartSandboxRequest extends SandboxRef {
  * Seeded defects, kept so the suite can prove it catches them (never the default):
  * `suspend-first` is the pre-#3424 ordering defect; `headroom-deadline` keeps the order but gives
  * the supervisor's deletion a deadline of API headroom only, ignoring its grace period, and then
- * suspends anyway (issue 11 defect b).
+ * suspends anyway (issue 11 defect b). Four more pass every scripted scenario without faults and
+ * break only under a fault schedule (issue 22), each the way real controllers break:
+ * `stale-supervisor-read` decides the supervisor is gone from a read that may be answered stale
+ * (`resourceVersion=0`, as an informer's cache would answer); `watch-trusting-wait` waits for the
+ * supervisor's deletion on a watch alone and takes the stream's end for it; `resume-skips-cleanup`
+ * finishes a stop it finds already suspending without deleting the generation Secrets;
+ * `conflict-as-success` takes a 409 on its suspension patch for the patch having been written.
  */
-export const DRIVER_VARIANTS = ['reference', 'suspend-first', 'headroom-deadline'] as const;
+export const DRIVER_VARIANTS = ['reference', 'suspend-first', 'headroom-deadline', 'stale-supervisor-read', 'watch-trusting-wait', 'resume-skips-cleanup', 'conflict-as-success'] as const;
 export type DriverVariant = (typeof DRIVER_VARIANTS)[number];
 
 export type WorkspaceMode = 'shared' | 'managed' | 'operator';

@@ -21,9 +21,11 @@ Serving
   --gateway-id ID               the gateway this driver serves: its objects carry it as the label
                                 openshell.ai/gateway-id, and it lists, watches and reconciles only
                                 those; managed namespaces are openshell-ID-<workspace> (default: gw)
-  --variant reference|suspend-first|headroom-deadline
+  --variant reference|suspend-first|headroom-deadline|stale-supervisor-read|watch-trusting-wait|
+            resume-skips-cleanup|conflict-as-success
                                 stop ordering; suspend-first is the pre-#3424 defect, headroom-deadline
-                                waits for the supervisor only the API headroom (default: reference)
+                                waits for the supervisor only the API headroom; the last four break
+                                only under faults (README "Fault schedules") (default: reference)
   --supervisor-grace N          supervisor Pod terminationGracePeriodSeconds (default: 30)
   --workload-grace N            workload Pod terminationGracePeriodSeconds (default: 30)
   --api-headroom N              seconds of API headroom added to grace periods in deadlines (default: 30)

@@ -64,6 +64,8 @@ export interface GatewayOptions {
 export interface Route {
   operation: string;
   sandboxId?: string;
+  /** A create's: the name the caller gave the sandbox it mints the id for. */
+  sandboxName?: string;
   replica: number;
   pinned: boolean;
 }
@@ -91,14 +93,14 @@ export class Gateway {
   }
 
   /** The replica a call goes to: the pinned one, else the picker's choice among those not retired. */
-  private route(operation: string, sandboxId: string | undefined, pinned: number | undefined): SnapshotFeed {
+  private route(operation: string, sandboxId: string | undefined, pinned: number | undefined, sandboxName?: string): SnapshotFeed {
     if (pinned !== undefined && !(Number.isInteger(pinned) && pinned >= 0 && pinned < this.feeds.length)) {
       throw new Error(`no driver replica ${pinned}: the gateway has ${this.feeds.length} (0-${this.feeds.length - 1})`);
     }
     const live = this.feeds.map((_, i) => i).filter((i) => !this.retired.has(i));
     if (pinned === undefined && live.length === 0) throw new DriverError('UNAVAILABLE', `every driver replica (${this.feeds.length}) is down`);
     const replica = pinned ?? this.picker.next(live);
-    this.options.onRoute?.({ operation, sandboxId, replica, pinned: pinned !== undefined });
+    this.options.onRoute?.({ operation, sandboxId, ...(sandboxName !== undefined && { sandboxName }), replica, pinned: pinned !== undefined });
     return this.feeds[replica];
   }
 
@@ -141,7 +143,7 @@ export class Gateway {
         await feed.client.createSandbox(sandbox, call.options);
         return this.until(call, feed, id, 'Ready', 'waiting for the sandbox to become Ready');
       });
-    });
+    }, request.name);
   }
 
   get(id: string, options?: RouteOptions): Promise<Sandbox> {
@@ -249,13 +251,14 @@ export class Gateway {
     }
   }
 
-  private async run<T>(operation: string, options: RouteOptions | undefined, id: string | undefined, work: (call: GatewayCall, feed: SnapshotFeed) => Promise<T>): Promise<T> {
+  /** One call under its deadline, routed to a replica; `name`: a create's sandbox name, for the route. */
+  private async run<T>(operation: string, options: RouteOptions | undefined, id: string | undefined, work: (call: GatewayCall, feed: SnapshotFeed) => Promise<T>, name?: string): Promise<T> {
     const deadline = options?.deadline ?? Date.now() + (this.options.defaultDeadlineMs ?? 600_000);
     const call = new GatewayCall(operation, deadline, options?.signal, (sid) => this.lastSeen(sid));
     call.sandboxId = id;
     try {
       call.check();
-      const feed = this.route(operation, id, options?.replica);
+      const feed = this.route(operation, id, options?.replica, name);
       return await work(call, feed);
     } catch (error) {
       throw call.failure(error);

@@ -1,6 +1,7 @@
 import { DriverError } from '../compute-driver.ts';
 import { ChangeSignal } from './change-signal.ts';
 import type { DriverContext } from './context.ts';
+import { readPodAnyVersion, suspendTakingConflictAsWritten, waitOnWatchAlone } from './fault-only-defects.ts';
 import { asDriverError, isConflict, statusOf, type KubeObject } from './kube.ts';
 import { ANNOTATION, sandboxObjectNames } from './names.ts';
 import { operatingSpec } from './render.ts';
@@ -58,6 +59,8 @@ export async function stopSandbox(ctx: DriverContext, cr: KubeObject): Promise<S
   // The generation being stopped: the supervisor Pod of a later one is never touched.
   const generation = readState(cr).generation;
   let state = readState(cr);
+  // resume-skips-cleanup: a stop found already suspending is taken as having cleaned up (a defect).
+  const skipCleanup = ctx.config.variant === 'resume-skips-cleanup' && stopping(state, 'suspending');
   if (settled(state)) return { sandbox: await waitForWorkloadGone(ctx, cr), warnings };
   if (!stopping(state)) {
     cr = await transition(ctx, cr, 'recording the stop (phase releasing)', (_current, s) => {
@@ -72,13 +75,16 @@ export async function stopSandbox(ctx: DriverContext, cr: KubeObject): Promise<S
     if (!stopping(state)) throw superseded(ctx, describeMove(state));
     if (state.phase !== 'suspending') {
       await deleteSupervisorAndWait(ctx, cr);
-      cr = await transition(ctx, cr, 'suspending the workload', stopStep('releasing', (current) => suspension(current, 'suspending'), ctx));
+      cr =
+        ctx.config.variant === 'conflict-as-success'
+          ? await suspendTakingConflictAsWritten(ctx, cr, suspension(cr, 'suspending'))
+          : await transition(ctx, cr, 'suspending the workload', stopStep('releasing', (current) => suspension(current, 'suspending'), ctx));
       continue;
     }
     cr = await waitForWorkloadGone(ctx, cr);
     workloadGone = true;
     if (!stopping(readState(cr), 'suspending')) continue; // finished or moved on meanwhile: decide again
-    warnings.push(...(await cleanUp(ctx, cr, generation)));
+    if (!skipCleanup) warnings.push(...(await cleanUp(ctx, cr, generation)));
     cr = await transition(ctx, cr, 'completing the stop', stopStep('suspending', () => stopCompletion(warnings), ctx));
   }
 }
@@ -150,9 +156,11 @@ export async function deleteSupervisorAndWait(ctx: DriverContext, cr: KubeObject
   ctx.call.enter('waiting for the supervisor Pod to be gone');
   const state = readState(cr);
   const ref = { apiVersion: 'v1', kind: 'Pod', namespace: state.namespace, name: sandboxObjectNames(state.id, state.crName).supervisorPod };
-  const read = () => ctx.kube.get(ref).catch((e) => Promise.reject(asDriverError(e, 'reading the supervisor Pod')));
-  let pod = await read();
+  const fresh = () => ctx.kube.get(ref).catch((e) => Promise.reject(asDriverError(e, 'reading the supervisor Pod')));
+  let pod = await fresh();
   if (!pod) return;
+  // stale-supervisor-read: after the first read, a read the API server may answer from a stale cache (a defect).
+  const read = ctx.config.variant === 'stale-supervisor-read' ? () => readPodAnyVersion(ctx, ref) : fresh;
   const headroomOnly = ctx.config.variant === 'headroom-deadline';
   const flat = options.flatWaitSeconds ?? (headroomOnly ? ctx.config.apiHeadroomSeconds : undefined);
   const seconds = flat ?? (pod.spec?.terminationGracePeriodSeconds ?? 30) + ctx.config.apiHeadroomSeconds;
@@ -175,6 +183,8 @@ export async function deleteSupervisorAndWait(ctx: DriverContext, cr: KubeObject
           if (!isConflict(error)) throw asDriverError(error, `deleting supervisor Pod ${ref.name}`);
         }
       }
+      // watch-trusting-wait: the deletion awaited on a watch alone, whose end is taken for it (a defect).
+      if (ctx.config.variant === 'watch-trusting-wait') return waitOnWatchAlone(ctx, ref, pod.metadata!.resourceVersion!, deadline);
       if (Date.now() > deadline) {
         if (!headroomOnly) throw new DriverError('UNAVAILABLE', timeoutMessage);
         ctx.log(`sandbox ${state.id}: ${timeoutMessage} after ${seconds}s; suspending anyway (headroom-deadline defect)`);

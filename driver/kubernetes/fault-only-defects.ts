@@ -1,0 +1,73 @@
+/**
+ * Defects that pass every scripted scenario on a healthy cluster and break only under faults
+ * (issue 22), kept so the fault scenarios can prove they catch them — never the default. Each is
+ * a mistake real controllers make:
+ *   - `stale-supervisor-read`: deciding the supervisor Pod is gone from a read that may be
+ *     answered stale (`resourceVersion=0`: any version the API server's cache holds, as an
+ *     informer's cache answers), so a lagging view that predates the Pod reads as "gone";
+ *   - `watch-trusting-wait`: waiting for the supervisor's deletion on a watch alone and taking the
+ *     stream's end for the deletion (a watch may end at any time, with nothing deleted);
+ *   - `resume-skips-cleanup` (in stop.ts): finishing a stop it finds already `suspending` as if
+ *     the interrupted stop had cleaned up, leaving the generation Secrets behind;
+ *   - `conflict-as-success`: taking a 409 on the suspension patch for the patch having landed.
+ */
+import * as https from 'node:https';
+import * as k8s from '@kubernetes/client-node';
+import { DriverError } from '../compute-driver.ts';
+import type { DriverContext } from './context.ts';
+import { asDriverError, isConflict, type KubeObject, type ObjectRef } from './kube.ts';
+
+/** A Pod read with `resourceVersion=0` (any version the server has), undefined on 404. The typed clients cannot send that on a GET, hence the raw request. */
+export async function readPodAnyVersion(ctx: DriverContext, ref: ObjectRef): Promise<KubeObject | undefined> {
+  const cluster = ctx.kube.config.getCurrentCluster();
+  if (!cluster) throw new DriverError('INTERNAL', 'the kubeconfig names no cluster');
+  const url = new URL(`/api/v1/namespaces/${ref.namespace}/pods/${ref.name}?resourceVersion=0`, cluster.server);
+  const options: https.RequestOptions = { method: 'GET', headers: { accept: 'application/json' } };
+  await ctx.kube.config.applyToHTTPSOptions(options);
+  const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const request = https.request(url, options, (response) => {
+      let text = '';
+      response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end();
+  }).catch((error: Error) => Promise.reject(asDriverError(error, 'reading the supervisor Pod')));
+  if (status === 404) return undefined;
+  if (status !== 200) throw new DriverError('INTERNAL', `reading the supervisor Pod: HTTP ${status}: ${body.slice(0, 200)}`);
+  return JSON.parse(body) as KubeObject;
+}
+
+/** Waits for the Pod's DELETED event on a watch from `resourceVersion`; the stream ending (or failing) is taken for the deletion. */
+export async function waitOnWatchAlone(ctx: DriverContext, ref: ObjectRef, resourceVersion: string, deadline: number): Promise<void> {
+  const watch = new k8s.Watch(ctx.kube.config);
+  let request: { abort(): void } | undefined;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new DriverError('UNAVAILABLE', 'timed out waiting for supervisor Pod deletion')), Math.max(0, deadline - Date.now()));
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      watch
+        .watch(`/api/v1/namespaces/${ref.namespace}/pods`, { fieldSelector: `metadata.name=${ref.name}`, resourceVersion }, (type) => type === 'DELETED' && done(), done)
+        .then((r) => (request = r), done);
+    });
+  } finally {
+    request?.abort();
+  }
+}
+
+/** The suspension patch, once: a 409 is taken for the patch having landed, and the Sandbox is returned as if it had. */
+export async function suspendTakingConflictAsWritten(ctx: DriverContext, cr: KubeObject, patch: Record<string, unknown>): Promise<KubeObject> {
+  ctx.call.enter('suspending the workload');
+  try {
+    return await ctx.kube.mergePatch(ctx.ref(cr), { ...patch, metadata: { ...(patch.metadata as object), resourceVersion: cr.metadata!.resourceVersion } });
+  } catch (error) {
+    if (!isConflict(error)) throw asDriverError(error, `suspending the workload: updating Sandbox ${cr.metadata!.name}`);
+    // The defect: the Sandbox as it would be had the patch landed.
+    const annotations = { ...cr.metadata?.annotations, ...((patch.metadata as { annotations?: Record<string, string> } | undefined)?.annotations ?? {}) };
+    return { ...cr, metadata: { ...cr.metadata, annotations }, spec: { ...cr.spec, ...(patch.spec as object) } };
+  }
+}
