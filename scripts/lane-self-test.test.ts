@@ -38,6 +38,33 @@ test('the v1beta1 lane fails on the suspend-first driver and names the violated 
 });
 
 /**
+ * The fault scenarios' self-test: each catches a defect that passes every scripted scenario on a
+ * healthy cluster and breaks only under its fault schedule, and says what broke. The four lanes
+ * run side by side, one defect each, each on its own embedded cluster.
+ */
+test('each fault scenario fails on the defect only its faults expose, naming what broke', async () => {
+  test.setTimeout(300_000);
+  const cases = [
+    { variant: 'stale-supervisor-read', scenario: 'stale-view-during-stop', names: 'stop/suspend-after-supervisor-gone' },
+    { variant: 'watch-trusting-wait', scenario: 'watch-held-during-stop', names: 'stop/suspend-after-supervisor-gone' },
+    { variant: 'resume-skips-cleanup', scenario: 'crash-after-suspension-write', names: 'stop/generation-secrets-gone-on-return' },
+    { variant: 'conflict-as-success', scenario: 'conflict-storm', names: 'the stop meets its conflicts and still succeeds' },
+  ];
+  const runs = await Promise.all(
+    cases.map(async (c) => {
+      const reports = test.info().outputPath(c.variant);
+      const run = await lane(['v1beta1', '--cluster', 'embedded', '--seed', '20261203', '--report-dir', reports, '--driver', c.variant, '--', '--grep', c.scenario, '--workers', '1']);
+      return { ...c, run, summary: readFileSync(`${reports}/shared-v1beta1/summary.md`, 'utf8') };
+    }),
+  );
+  for (const { variant, scenario, names, run, summary } of runs) {
+    expect(run.exitCode, `${variant}: ${run.all}`).toBe(1);
+    expect(summary, `${variant} on ${scenario}`).toMatch(new RegExp(`${scenario} .*\\| FAIL`));
+    expect(run.all, `${variant} on ${scenario}: the failure names what broke`).toContain(names);
+  }
+});
+
+/**
  * The lanes by the Agent Sandbox release they run (lanes of one release share one cluster), and
  * shared-v1beta1 once more on v0.5.4 (`--agent-sandbox`), OpenShell's default release since its #2937.
  */

@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { execa } from 'execa';
 import { execSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,7 +23,25 @@ test.describe('bad input: a clear message and a non-zero exit', () => {
   test('unknown driver', async () => {
     const run = await lane(['v1beta1', '--driver', 'bogus']);
     expect(run.exitCode).toBe(2);
-    expect(run.all).toContain('unknown driver "bogus"; choose reference, suspend-first, headroom-deadline, exec=<command> or external=<socket>');
+    expect(run.all).toContain('unknown driver "bogus"; choose reference, suspend-first, headroom-deadline, stale-supervisor-read, watch-trusting-wait, resume-skips-cleanup, conflict-as-success, exec=<command> or external=<socket>');
+  });
+
+  test('a fault schedule that is not one, or needs the embedded cluster on another', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lane-faults-'));
+    try {
+      const bad = join(dir, 'bad.json');
+      writeFileSync(bad, JSON.stringify({ apiVersion: 'sandbox-conformance.io/v1alpha1', kind: 'FaultSchedule', items: [{ id: 'x', trigger: { on: 'start' }, fault: { kind: 'meteor' } }] }));
+      const invalid = await lane(['v1beta1', '--faults', bad]);
+      expect(invalid.exitCode).toBe(2);
+      expect(invalid.all).toContain(`${bad}: not a valid fault schedule:\n  - items[0] (id "x").fault.kind: unknown fault kind "meteor"`);
+      const embeddedOnly = join(dir, 'embedded.json');
+      writeFileSync(embeddedOnly, JSON.stringify({ apiVersion: 'sandbox-conformance.io/v1alpha1', kind: 'FaultSchedule', items: [{ id: 'lag', trigger: { on: 'start' }, fault: { kind: 'controller-cache-lag', ms: 100 } }] }));
+      const onExisting = await lane(['v1beta1', '--faults', embeddedOnly, '--cluster', 'existing'], { KUBECONFIG: join(dir, 'no-such-kubeconfig') });
+      expect(onExisting.exitCode).toBe(2);
+      expect(onExisting.all).toContain(`${embeddedOnly}: item "lag" (controller-cache-lag) needs the embedded cluster's own fault hooks, and this run is on existing`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('an exec driver without a command, and a roles file that is not one', async () => {

@@ -15,6 +15,8 @@ import { findLane, LANES, type Lane } from '../index.ts';
 import { readRolesFile } from '../openshell-roles.ts';
 import { laneOnRelease } from '../release-axis.ts';
 import { DRIVER_VARIANTS } from '../../driver/compute-driver.ts';
+import { readSchedule } from '../../faults/schedule/parse-schedule.ts';
+import { FAULT_NEEDS, type Schedule } from '../../faults/schedule/schedule.ts';
 import { LANE_RUN_ENV, type DriverUnderTest } from './lane-run.ts';
 import { ROOT, runLanes } from './run-lanes.ts';
 
@@ -48,14 +50,21 @@ Options:
                                      test's title and repeat index). The same seed replays both.
                                      On kind and existing clusters only for lanes with replicas
                                      (routing alone)
-  --driver reference|suspend-first|headroom-deadline|exec=<command>|external=<socket>
-                                     the driver under test (default: reference). suspend-first is
-                                     the pre-#3424 ordering defect, headroom-deadline waits for the
-                                     supervisor only the API headroom: the suite must fail on both.
+  --driver reference|<defect variant>|exec=<command>|external=<socket>
+                                     the driver under test (default: reference). Defect variants:
+                                     suspend-first (the pre-#3424 ordering defect) and
+                                     headroom-deadline (waits for the supervisor only the API
+                                     headroom) fail the suite; stale-supervisor-read,
+                                     watch-trusting-wait, resume-skips-cleanup and
+                                     conflict-as-success fail only under faults (the fault scenarios).
                                      exec='CMD ARGS' starts a compute driver binary per test as
                                      CMD ARGS --bind-socket <path> with KUBECONFIG set (and
                                      restarts it for crash scenarios); external=<socket> tests a
                                      driver you run yourself.
+  --faults FILE                      a fault schedule (JSON or YAML; README "Fault schedules") every
+                                     test runs over its body, beside a scenario's own: faults
+                                     between the driver and the API server, fired by triggers,
+                                     recorded in each test's timeline
   --roles FILE                       YAML mapping sandbox, supervisorPod, workloadPod and
                                      generationSecrets to label selectors with {id} (default:
                                      OpenShell's labels): how the harness finds the objects
@@ -99,6 +108,7 @@ export async function runLaneCommand(argv: string[], context: LaneCommandContext
         seed: { type: 'string' },
         driver: { type: 'string' },
         roles: { type: 'string' },
+        faults: { type: 'string' },
         keep: { type: 'boolean' },
         all: { type: 'boolean' },
         serial: { type: 'boolean' },
@@ -142,6 +152,13 @@ export async function runLaneCommand(argv: string[], context: LaneCommandContext
     fail((error as Error).message);
   }
 
+  let faults: { schedule: Schedule; file: string } | undefined;
+  try {
+    faults = values.faults === undefined ? undefined : { schedule: readSchedule(resolve(values.faults)), file: values.faults };
+  } catch (error) {
+    fail((error as Error).message);
+  }
+
   let chosen;
   try {
     chosen = await chooseProvider(values.cluster);
@@ -149,6 +166,13 @@ export async function runLaneCommand(argv: string[], context: LaneCommandContext
     fail((error as Error).message);
   }
   process.stdout.write(`cluster: ${chosen.provider.name} (${chosen.reason})\n`);
+  const embeddedOnly = faults?.schedule.items.filter((i) => FAULT_NEEDS[i.fault.kind].includes('embedded-cluster')) ?? [];
+  if (embeddedOnly.length && chosen.provider.name !== 'embedded') {
+    fail(`${values.faults}: ${embeddedOnly.map((i) => `item "${i.id}" (${i.fault.kind})`).join(', ')} needs the embedded cluster's own fault hooks, and this run is on ${chosen.provider.name} (use --cluster embedded, or drop the item)`);
+  }
+  if (faults && driver.kind === 'socket' && faults.schedule.items.some((i) => !FAULT_NEEDS[i.fault.kind].every((n) => n === 'admission-policy' || n === 'embedded-cluster'))) {
+    process.stdout.write(`note: the driver at ${driver.socket} was started by someone else: the schedule's items that act on its requests, crash it or start replicas skip in every test (use --driver exec='…')\n`);
+  }
   const embedded = chosen.provider.name === 'embedded';
   if (!embedded && (realism !== undefined || (seed !== undefined && !routed))) {
     fail(`--realism and --seed set the timing of the embedded cluster's simulated Agent Sandbox controller; the ${chosen.provider.name} cluster runs the real controller (choose --cluster embedded${seed !== undefined && realism === undefined ? '; --seed seeds only the replica routing there, for lanes with driver replicas such as ha' : ''})`);
@@ -162,6 +186,7 @@ export async function runLaneCommand(argv: string[], context: LaneCommandContext
     provider: chosen.provider,
     driver,
     roles,
+    faults,
     images: context.images,
     invariantIds: context.invariants.map((i) => i.id),
     reportRoot: resolve(values['report-dir'] ?? join(ROOT, 'reports')),

@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import type { ClusterHandle, ClusterProvider, FixtureImage, ProviderOptions } from '../../cluster/cluster-provider.ts';
 import type { RoleSelectors } from '../../driver/role-selectors.ts';
+import type { Schedule } from '../../faults/schedule/schedule.ts';
 import type { Lane } from '../lane-declaration.ts';
 import { announceDriver } from './announce-driver.ts';
 import { driverReplicas, testsSideBySide } from './driver-launch.ts';
@@ -34,6 +35,8 @@ export interface LaneRunOptions {
   driver: DriverUnderTest;
   /** `--roles FILE`: replaces every lane's role selectors. */
   roles?: RoleSelectors;
+  /** `--faults FILE`: the fault schedule every test runs, and the file it came from. */
+  faults?: { schedule: Schedule; file: string };
   /** The fixture programs every cluster provides. */
   images: readonly FixtureImage[];
   /** Invariant IDs the summary names when a scenario fails on them. */
@@ -123,7 +126,8 @@ export async function runLane(lane: Lane, options: LaneRunOptions, control: RunC
     opts.progress(await announceDriver(driver, lane, handle.kubeconfigPath));
     const seeded = seedUse(lane, driver, options);
     if (seeded) opts.progress(`seed ${options.seed}: ${seeded}; the same again: --seed ${options.seed}`);
-    writeLaneRun(runPath, { lane: options.roles ? { ...lane, roles: options.roles } : lane, cluster: handle, driver, driverAccess, reportDir, seed: options.seed });
+    if (options.faults) opts.progress(`fault schedule: ${options.faults.file} (${options.faults.schedule.items.map((i) => `${i.id}: ${i.fault.kind}`).join(', ')}), run by every test`);
+    writeLaneRun(runPath, { lane: options.roles ? { ...lane, roles: options.roles } : lane, cluster: handle, driver, driverAccess, reportDir, seed: options.seed, ...(options.faults && { faults: options.faults.schedule }) });
     opts.progress(`running scenarios (driver: ${describeDriver(driver, lane)})`);
     const tests = { passed: 0, failed: 0, skipped: 0 };
     onState({ phase: 'scenarios', tests });

@@ -7,6 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { ClusterHandle } from '../../cluster/cluster-provider.ts';
 import type { DriverVariant } from '../../driver/compute-driver.ts';
+import type { Schedule } from '../../faults/schedule/schedule.ts';
 import type { Lane } from '../lane-declaration.ts';
 import type { DriverAccess } from '../setup/driver-access.ts';
 
@@ -36,6 +37,8 @@ export interface LaneRun {
    * also the seed of the simulated controller's timing.
    */
   seed: number;
+  /** `--faults FILE`: a fault schedule every test of the lane runs (beside a scenario's own). */
+  faults?: Schedule;
 }
 
 export function writeLaneRun(path: string, run: LaneRun): void {
