@@ -106,7 +106,10 @@ export class EmbeddedCluster {
       this.serviceProxy = new ServiceProxy(this.api);
       this.serviceProxy.start();
     }
-    if (this.options.agentSandbox) this.agentSandbox = await installAgentSandbox(this, this.options.agentSandbox, { realism: this.options.agentSandboxRealism });
+    if (this.options.agentSandbox) {
+      this.agentSandbox = await installAgentSandbox(this, this.options.agentSandbox, { realism: this.options.agentSandboxRealism });
+      this.server.setFaultHooks('controller-faults', this.agentSandbox.controller.faultHooks);
+    }
     if (this.options.kubeconfigPath) {
       await mkdir(dirname(this.options.kubeconfigPath), { recursive: true });
       await writeFile(this.options.kubeconfigPath, this.kubeconfig(), { mode: 0o600 });
