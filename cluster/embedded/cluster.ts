@@ -103,6 +103,7 @@ export class EmbeddedCluster {
     if (this.options.node) {
       this.nodeAgent = await NodeAgent.start(this.api, this.options.node, { addressOctet: this.addresses.octet });
       this.server.setNodeBackend(this.nodeAgent);
+      this.server.setFaultHooks('node-faults', this.nodeAgent.faults);
       this.serviceProxy = new ServiceProxy(this.api);
       this.serviceProxy.start();
     }
