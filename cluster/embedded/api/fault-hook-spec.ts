@@ -18,10 +18,11 @@ export class FaultBody {
 
   /** The body as an object with only `allowed` fields. */
   object(body: unknown, allowed: readonly string[], field?: string): Record<string, unknown> {
-    const where = field ? ` ${field}` : '';
+    const where = field ? `: "${field}"` : '';
+    if (body === undefined && field) throw this.refuse(field, `${this.what}: "${field}" is required, a JSON object`);
     if (!isPlainObject(body)) throw this.refuse(field ?? '', `${this.what}${where} must be a JSON object, got ${JSON.stringify(body)}`);
     const extra = Object.keys(body).find((key) => !allowed.includes(key));
-    if (extra !== undefined) throw this.refuse(field ? `${field}.${extra}` : extra, `${this.what}${where}: unknown field "${extra}"`);
+    if (extra !== undefined) throw this.refuse(field ? `${field}.${extra}` : extra, `${this.what}: unknown field "${field ? `${field}.` : ''}${extra}"`);
     return body;
   }
 
