@@ -101,3 +101,11 @@ test('bad input is refused with 400 naming the field and what to send', async ()
   await refused([], 'controller fault must be a JSON object, got []');
   expect(await listControllerFaults(kc)).toEqual([]);
 });
+
+test('only a user the admin endpoint is authorized for may add one: a ServiceAccount without RBAC for it gets 403', async () => {
+  await core.createNamespacedServiceAccount({ namespace: NS, body: { metadata: { name: 'harness-worker' } } });
+  const worker = new k8s.KubeConfig();
+  worker.loadFromString(cluster.kubeconfigForServiceAccount(NS, 'harness-worker'));
+  await expect(addControllerFault(worker, { statusConflicts: 1 })).rejects.toMatchObject({ code: 403, message: expect.stringContaining('/embedded.admin/v1/controller-faults') });
+  expect(await listControllerFaults(kc)).toEqual([]);
+});

@@ -77,7 +77,7 @@ export class PodWorker {
     if (pod.metadata.deletionTimestamp && grace !== undefined) this.terminate(grace);
   }
 
-  /** Graceful stop: SIGTERM now, SIGKILL when the grace period runs out (sooner if it is shortened). */
+  /** Graceful stop: SIGTERM now (or when a node fault lets it arrive), SIGKILL when the grace period runs out (sooner if it is shortened). */
   terminate(graceSeconds: number): void {
     const killAt = Date.now() + graceSeconds * 1000;
     if (!this.terminating) {
