@@ -103,10 +103,14 @@ export class EmbeddedCluster {
     if (this.options.node) {
       this.nodeAgent = await NodeAgent.start(this.api, this.options.node, { addressOctet: this.addresses.octet });
       this.server.setNodeBackend(this.nodeAgent);
+      this.server.setFaultHooks('node-faults', this.nodeAgent.faults);
       this.serviceProxy = new ServiceProxy(this.api);
       this.serviceProxy.start();
     }
-    if (this.options.agentSandbox) this.agentSandbox = await installAgentSandbox(this, this.options.agentSandbox, { realism: this.options.agentSandboxRealism });
+    if (this.options.agentSandbox) {
+      this.agentSandbox = await installAgentSandbox(this, this.options.agentSandbox, { realism: this.options.agentSandboxRealism });
+      this.server.setFaultHooks('controller-faults', this.agentSandbox.controller.faultHooks);
+    }
     if (this.options.kubeconfigPath) {
       await mkdir(dirname(this.options.kubeconfigPath), { recursive: true });
       await writeFile(this.options.kubeconfigPath, this.kubeconfig(), { mode: 0o600 });

@@ -6,6 +6,7 @@ import type { StoreEvent } from '../store/object-store.ts';
 import type { KubeObject } from '../types.ts';
 import { controllerRef } from './children.ts';
 import { ControllerClient } from './controller-client.ts';
+import { ControllerFaults } from './controller-faults.ts';
 import { InformerCache } from './informer-cache.ts';
 import { GROUP, NAME_HASH_LABEL, SANDBOXES_KEY } from './agent-sandbox-names.ts';
 import type { AgentSandboxProfile } from './profiles.ts';
@@ -33,6 +34,8 @@ export class AgentSandboxController {
   readonly realism: ResolvedRealism;
   /** Faults on the controller's own requests (tests): fail its Pod delete, its annotation patch, ... */
   readonly faults = new FaultInjector();
+  /** The faults the admin endpoint adds (status-write conflicts, cache lag spikes): controller-faults.ts. */
+  readonly faultHooks: ControllerFaults;
   /** Completed reconciles: lets tests tell "looked and did nothing" from "has not looked yet". */
   reconcileCount = 0;
   private readonly clusterDomain: string;
@@ -57,6 +60,7 @@ export class AgentSandboxController {
     this.queue = new WorkQueue(new ControllerRateLimiter(), () => this.pump());
     this.cache = new InformerCache(api.store, this.draws, this.realism.cacheLagMs, (event) => this.observe(event));
     this.client = new ControllerClient(api, this.cache, (namespace) => api.target(`${GROUP}/${profile.apiVersion}`, 'sandboxes', namespace), this.faults);
+    this.faultHooks = new ControllerFaults(this.faults, this.cache);
     // The initial list of an informer: Sandboxes that exist before the controller starts.
     for (const sandbox of api.store.list(SANDBOXES_KEY)) this.queue.add(keyOf(sandbox));
   }

@@ -7,7 +7,8 @@
  * of different kinds drift apart by a few ms; drifting them by the full lag made the controller
  * act on a new Pod with an old Sandbox far more often than a real one does). Event handlers run
  * after the cache holds the event, as client-go's do. With no lag an event is applied in the
- * store's own fan-out, so reads are fresh (realism off).
+ * store's own fan-out, so reads are fresh (realism off). A lag spike (a controller fault) adds
+ * its milliseconds to every event not yet applied and to every later one, until it is set back.
  */
 import type { ObjectStore, StoreEvent } from '../store/object-store.ts';
 import type { KubeObject } from '../types.ts';
@@ -23,8 +24,12 @@ function objectKey(resource: string, namespace: string | undefined, name: string
 
 export class InformerCache {
   private readonly objects = new Map<string, KubeObject>();
-  /** Events not yet applied, in commit order, each with the time it is due (non-decreasing). */
-  private readonly pending: { due: number; key: string; event: StoreEvent }[] = [];
+  /**
+   * Events not yet applied, in commit order: when each arrived, its own lag, and the time it is
+   * due (non-decreasing), kept apart so a spike can be laid on and taken off again.
+   */
+  private readonly pending: { arrived: number; lag: number; due: number; key: string; event: StoreEvent }[] = [];
+  private spikeMs = 0;
   private timer?: NodeJS.Timeout;
   private readonly unsubscribe: () => void;
 
@@ -58,6 +63,24 @@ export class InformerCache {
     return this.pending.length === 0;
   }
 
+  /**
+   * Lags every event not yet applied, and every later one, by `ms` more than its own lag; 0 is
+   * back to normal (events already past their own lag are then applied at once, in order).
+   */
+  setLagSpike(ms: number): void {
+    this.spikeMs = ms;
+    let last = 0;
+    for (const entry of this.pending) last = entry.due = Math.max(entry.arrived + entry.lag + ms, last);
+    clearTimeout(this.timer);
+    this.schedule();
+  }
+
+  /** Changes the cache would show by now without a spike: the ones a spike is holding back. */
+  heldBySpike(): number {
+    const now = Date.now();
+    return this.pending.filter((entry) => entry.arrived + entry.lag <= now).length;
+  }
+
   stop(): void {
     this.unsubscribe();
     clearTimeout(this.timer);
@@ -69,9 +92,10 @@ export class InformerCache {
     const { namespace, name } = event.object.metadata;
     const key = objectKey(event.resource, namespace, name!);
     const lag = this.draws.fixed(key, this.lagMs);
-    if (lag === 0 && this.pending.length === 0) return this.apply(key, event);
+    if (lag + this.spikeMs === 0 && this.pending.length === 0) return this.apply(key, event);
     const last = this.pending[this.pending.length - 1]?.due ?? 0;
-    this.pending.push({ due: Math.max(Date.now() + lag, last), key, event });
+    const arrived = Date.now();
+    this.pending.push({ arrived, lag, due: Math.max(arrived + lag + this.spikeMs, last), key, event });
     if (this.pending.length === 1) this.schedule();
   }
 

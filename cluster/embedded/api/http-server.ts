@@ -14,6 +14,7 @@ import { decodeObject, decodePatch, readBody } from './body.ts';
 import { deleteOptions } from './delete-options.ts';
 import { isWebSocketUpgrade, parseExecQuery, rejectUpgrade, serveExecOverWebSocket } from './exec-stream.ts';
 import { FAULT_ADMIN_PREFIX, serveFaultAdmin } from './fault-admin.ts';
+import { faultHookOf, serveFaultHooks, type FaultHookName, type FaultHooks } from './fault-hooks-admin.ts';
 import type { FaultInjector, RequestAttributes } from './faults.ts';
 import { serveMetadata } from './metadata-routes.ts';
 import { assertJsonAcceptable } from './negotiation.ts';
@@ -42,6 +43,7 @@ export class ApiServer {
   private readonly sockets = new Set<Socket | Duplex>();
   private readonly closers = new Set<() => void>();
   private nodeBackend?: NodeBackend;
+  private readonly faultHooks = new Map<FaultHookName, FaultHooks>();
   private readonly bookmarkIntervalMs: number;
   private readonly access: AccessControl;
   private readonly reviews: ReviewApi;
@@ -69,6 +71,11 @@ export class ApiServer {
     this.nodeBackend = backend;
   }
 
+  /** The fault hooks of the controller or the node agent, served on the admin endpoint (without them: 404 saying so). */
+  setFaultHooks(name: FaultHookName, hooks: FaultHooks): void {
+    this.faultHooks.set(name, hooks);
+  }
+
   async listen(host = '127.0.0.1', port = 0): Promise<number> {
     await new Promise<void>((resolve, reject) => {
       this.server.once('error', reject);
@@ -93,6 +100,8 @@ export class ApiServer {
       // Discovery, OpenAPI, version and the admin endpoint are non-resource paths, authorized as such.
       if (!request) this.access.authorize(user, () => nonResourceAttributes(req.method, url.pathname));
       if (url.pathname.startsWith(FAULT_ADMIN_PREFIX)) return await serveFaultAdmin(req, res, url, this.faults);
+      const hook = faultHookOf(url.pathname);
+      if (hook) return await serveFaultHooks(req, res, url, hook, this.faultHooks.get(hook));
       if (serveMetadata(req, res, url, this.api.registry)) return;
       if (!request) throw errors.noRoute();
       await this.handleResource(req, res, url, request, warnings, user);

@@ -9,6 +9,7 @@ import type { StoreEvent } from '../store/object-store.ts';
 import { type KubeObject, metaTime } from '../types.ts';
 import type { DataSource } from './container-env.ts';
 import { EventRecorder } from './event-recorder.ts';
+import { NodeFaults } from './node-faults.ts';
 import type { ImageCatalog } from './images.ts';
 import { PodIpAllocator } from './pod-network.ts';
 import { PodWorker } from './pod-worker.ts';
@@ -40,6 +41,8 @@ const HOST_IP = '127.0.0.1';
  */
 export class NodeAgent implements NodeBackend {
   readonly nodeName: string;
+  /** Containers slow to stop, added through the admin endpoint (node-faults.ts). */
+  readonly faults = new NodeFaults();
   private readonly workers = new Map<string, PodWorker>();
   private readonly ips: PodIpAllocator;
   private readonly events: EventRecorder;
@@ -139,6 +142,7 @@ export class NodeAgent implements NodeBackend {
       hostIP: HOST_IP,
       backoffMs: this.options.backoffMs ?? 10_000,
       maxBackoffMs: this.options.maxBackoffMs ?? 300_000,
+      faults: this.faults,
     });
     this.workers.set(uid, worker);
     if (pod.metadata.deletionTimestamp) worker.observe(pod);

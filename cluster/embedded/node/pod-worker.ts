@@ -8,6 +8,7 @@ import { ContainerLog } from './container-logs.ts';
 import { fieldPathOf, freshRun, type ContainerRun, type ContainerSpec, type ContainerState } from './container-run.ts';
 import type { EventRecorder } from './event-recorder.ts';
 import { resolveCommand, type ImageCatalog } from './images.ts';
+import type { NodeFaults } from './node-faults.ts';
 import { oncePerTurn } from './once-per-turn.ts';
 import { podPhase, PodStatus } from './pod-status.ts';
 import { RunningProcess, StartError, type ProcessSpec } from './process-runtime.ts';
@@ -24,6 +25,8 @@ export interface PodWorkerContext {
   /** First restart back-off; doubles per restart up to maxBackoffMs (kubelet: 10 s to 5 min). */
   backoffMs: number;
   maxBackoffMs: number;
+  /** Containers slow to stop (the admin endpoint's node faults): they decide when a SIGTERM arrives. */
+  faults: NodeFaults;
 }
 
 /**
@@ -42,6 +45,8 @@ export class PodWorker {
   private initialized = false;
   private configError?: string;
   private readonly stopped = new AbortController();
+  /** Aborted once every container has stopped: a SIGTERM a node fault still holds is dropped. */
+  private readonly finished = new AbortController();
   /** Writes the status on a later turn, once for every change made before then. */
   private readonly queueStatus = oncePerTurn(() => this.writeStatus(), () => this.killed);
   private killTimer?: NodeJS.Timeout;
@@ -72,16 +77,17 @@ export class PodWorker {
     if (pod.metadata.deletionTimestamp && grace !== undefined) this.terminate(grace);
   }
 
-  /** Graceful stop: SIGTERM now, SIGKILL when the grace period runs out (sooner if it is shortened). */
+  /** Graceful stop: SIGTERM now (or when a node fault lets it arrive), SIGKILL when the grace period runs out (sooner if it is shortened). */
   terminate(graceSeconds: number): void {
     const killAt = Date.now() + graceSeconds * 1000;
     if (!this.terminating) {
       this.terminating = true;
       this.stopped.abort();
       for (const run of this.runs) {
-        if (run.process?.running) {
+        const running = run.process;
+        if (running?.running) {
           this.ctx.events.record(this.pod, 'Normal', 'Killing', `Stopping container ${run.spec.name}`, fieldPathOf(run));
-          run.process.signal('SIGTERM');
+          this.ctx.faults.sigterm(this.pod.metadata.namespace!, this.pod.metadata.name!, () => running.signal('SIGTERM'), this.finished.signal);
         }
       }
     }
@@ -270,6 +276,7 @@ export class PodWorker {
 
   private async finish(): Promise<void> {
     clearTimeout(this.killTimer);
+    this.finished.abort();
     if (this.killed) return;
     if (this.terminating) {
       // Every container has stopped: record the terminal status, then let the API server release the object.
