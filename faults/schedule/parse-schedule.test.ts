@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseSchedule, readSchedule, ScheduleError } from './parse-schedule.ts';
-import { faultSchedule, type ScheduleItem } from './schedule.ts';
+import { faultSchedule } from './schedule.ts';
 
 const header = { apiVersion: 'sandbox-conformance.io/v1alpha1', kind: 'FaultSchedule' };
-const item = (over: Partial<ScheduleItem> & Record<string, unknown>): unknown => ({ id: 'f1', trigger: { on: 'start' }, fault: { kind: 'latency', ms: 10 }, ...over });
+const item = (over: Record<string, unknown>): unknown => ({ id: 'f1', trigger: { on: 'start' }, fault: { kind: 'latency', ms: 10 }, ...over });
 const problem = (value: unknown): string => {
   try {
     parseSchedule(typeof value === 'string' ? value : JSON.stringify(value), 's.json');
