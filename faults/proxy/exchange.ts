@@ -27,6 +27,16 @@ export async function readRequestBody(req: IncomingMessage): Promise<RequestBody
   return { whole: Buffer.concat(chunks) };
 }
 
+/** Sends a request with its body upstream and resolves with the answer's head, its body unread. */
+export async function sendUpstream(identity: UpstreamIdentity, method: string, path: string, headers: Record<string, string | string[]>, body: RequestBody): Promise<IncomingMessage> {
+  const upstream = await identity.send(method, path, headers);
+  if ('whole' in body) return answerOf(upstream, body.whole.length ? body.whole : undefined);
+  const answer = answerOf(upstream);
+  for (const chunk of body.head) upstream.write(chunk);
+  body.rest.pipe(upstream);
+  return answer;
+}
+
 export interface UpstreamAnswerBytes {
   status: number;
   headers: Record<string, string | string[]>;
@@ -64,13 +74,8 @@ export class Exchange {
   }
 
   /** Sends the request upstream as the driver and resolves with the answer's head, its body unread. */
-  async send(path: string, headers: Record<string, string | string[]>): Promise<IncomingMessage> {
-    const upstream = await this.driver.send(this.req.method ?? 'GET', path, headers);
-    if ('whole' in this.body) return answerOf(upstream, this.body.whole.length ? this.body.whole : undefined);
-    const answer = answerOf(upstream);
-    for (const chunk of this.body.head) upstream.write(chunk);
-    this.body.rest.pipe(upstream);
-    return answer;
+  send(path: string, headers: Record<string, string | string[]>): Promise<IncomingMessage> {
+    return sendUpstream(this.driver, this.req.method ?? 'GET', path, headers, this.body);
   }
 
   /** Relays an upstream answer (or one made like it) to the client. */

@@ -7,7 +7,7 @@ import * as k8s from '@kubernetes/client-node';
 import { expect, test } from '@playwright/test';
 import { PassThrough } from 'node:stream';
 import { failure, podBody } from '../../cluster/embedded/test-kit.ts';
-import { FaultProxy } from './fault-proxy.ts';
+import { FaultProxy, narrowedAccept } from './fault-proxy.ts';
 import { ProxyFixture } from './test-kit.ts';
 
 const f = ProxyFixture.register({ node: { backoffMs: 100, maxBackoffMs: 400 } });
@@ -116,4 +116,37 @@ test('exec through client-node: stdout arrives over the relayed WebSocket', asyn
   expect(out).toBe('hi\n');
   const refused = await failure(f.proxy.kubeconfig(0).makeApiClient(k8s.CoreV1Api).readNamespacedPod({ namespace: ns, name: 'absent' }));
   expect(refused.code).toBe(404);
+});
+
+test('kubectl get -w through the proxy: the Table stream is relayed event by event', async () => {
+  const ns = await f.namespace('table-watch');
+  const kubeconfig = f.kubeconfigFile(0);
+  // kubectl watches from its list's resourceVersion: a create once its watch is sent is in the stream.
+  let watchSent!: () => void;
+  const sent = new Promise<void>((resolve) => (watchSent = resolve));
+  const stop = f.proxy.observe((request, phase) => void (phase === 'received' && request.verb === 'watch' && request.namespace === ns && watchSent()));
+  const watching = f.kubectl.spawn(['-n', ns, 'get', 'configmaps', '-w', '--output-watch-events'], { kubeconfig });
+  let out = '';
+  watching.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  await sent;
+  stop();
+  await f.direct.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'watched' } } });
+  await expect.poll(() => out, { message: 'the watched create as a Table row' }).toMatch(/^EVENT\s+NAME\s+DATA\s+AGE\nADDED\s+watched\s+0\s+\S+\n$/);
+  watching.kill('SIGKILL');
+  await watching;
+});
+
+test('narrowedAccept keeps the JSON forms a watch offers (Tables too) and a protobuf-only Accept as it is', () => {
+  expect(narrowedAccept('application/vnd.kubernetes.protobuf, application/json')).toBe('application/json');
+  expect(narrowedAccept('application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json')).toBe(
+    'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json',
+  );
+  expect(narrowedAccept('application/vnd.kubernetes.protobuf;type=watch')).toBe('application/vnd.kubernetes.protobuf;type=watch');
+  expect(narrowedAccept(undefined)).toBeUndefined();
+});
+
+test('bad input is refused with a clear error', () => {
+  expect(() => f.proxy.kubeconfig(-1)).toThrow('a client is a driver replica\'s index (0, 1, ...), got -1');
+  expect(() => f.proxy.activate({ kind: 'nonsense' } as never)).toThrow('unknown proxy fault kind "nonsense"; known: latency, error, reset, conflict, stale-reads, watch-close, watch-hold, watch-expire');
+  expect(() => f.proxy.activate({ kind: 'stale-reads', match: {}, revision: 'yesterday' })).toThrow('stale-reads: revision must be a cluster resourceVersion (a positive integer), got "yesterday"');
 });

@@ -14,7 +14,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WRITE_VERBS, type KubeRequest } from '../request/kube-request.ts';
 import { parseRequest } from '../request/parse-request.ts';
-import { Exchange, readRequestBody, type UpstreamAnswerBytes } from './exchange.ts';
+import { Exchange, readRequestBody, sendUpstream, type UpstreamAnswerBytes } from './exchange.ts';
 import type { FaultBehaviour, ProxyContext } from './kinds/fault-behaviour.ts';
 import { ConflictFault, ErrorFault, LatencyFault, ResetFault } from './kinds/request-faults.ts';
 import { StaleReadsFault } from './kinds/stale-reads.ts';
@@ -49,13 +49,13 @@ function streamsAnswer(request: KubeRequest): boolean {
 }
 
 /**
- * Offers JSON alone when the client accepts it among others (client-go asks for protobuf first):
- * the proxy reads watch events only in JSON. A client that accepts nothing but protobuf keeps it.
+ * Keeps only the JSON forms a watch's Accept offers (plain JSON, or JSON Tables for kubectl get -w)
+ * when it offers one among others: client-go asks for protobuf first, and the proxy reads watch
+ * events only in JSON. A client that accepts nothing but protobuf keeps it.
  */
-function narrowedAccept(accept: string | undefined): string | undefined {
-  if (!accept) return accept;
-  const offersJson = accept.split(',').some((type) => type.split(';')[0].trim() === 'application/json');
-  return offersJson ? 'application/json' : accept;
+export function narrowedAccept(accept: string | undefined): string | undefined {
+  const json = (accept ?? '').split(',').filter((type) => type.split(';')[0].trim() === 'application/json');
+  return json.length ? json.map((type) => type.trim()).join(',') : accept;
 }
 
 interface ResumeRefusal {
@@ -155,7 +155,7 @@ export class FaultProxy implements ProxyContext {
 
   /** The cluster's current revision: the resourceVersion of a consistent list (limit 1), read as the third party. */
   async revision(): Promise<string> {
-    const answer = await this.thirdParty.json('GET', '/api/v1/namespaces?limit=1');
+    const answer = await this.thirdParty.json("reading the cluster's revision", 'GET', '/api/v1/namespaces?limit=1');
     const revision = (answer.body as { metadata?: { resourceVersion?: string } } | undefined)?.metadata?.resourceVersion;
     if (answer.status !== 200 || !revision) throw new Error(`reading the cluster's revision: the upstream answered ${answer.status} ${JSON.stringify(answer.body)}`);
     return revision;
@@ -227,8 +227,10 @@ export class FaultProxy implements ProxyContext {
       request = parseRequest({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: 'whole' in body ? body.whole : undefined });
     } catch {
       // Not a resource request (discovery, /version, /openapi): relayed untouched, no fault applies.
-      const exchange = new Exchange({ verb: 'get', group: '', version: '', resource: '', path: req.url ?? '/' }, client, req, res, body, this.driver);
-      return exchange.answer(await exchange.forward());
+      const response = await sendUpstream(this.driver, req.method ?? 'GET', req.url ?? '/', endToEndHeaders(req.headers), body);
+      const answer = await readAll(response);
+      res.writeHead(response.statusCode ?? 502, { ...endToEndHeaders(response.headers), 'content-length': String(answer.length) }).end(answer);
+      return;
     }
     if (WRITE_VERBS.includes(request.verb)) {
       request.writeIndex = (this.writes.get(client) ?? 0) + 1;

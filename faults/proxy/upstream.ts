@@ -20,6 +20,9 @@ export function endToEndHeaders(headers: IncomingHttpHeaders, keep: string[] = [
   return kept;
 }
 
+/** How long the proxy waits for an answer to a request of its own; relayed requests wait as long as their client does. */
+const OWN_REQUEST_DEADLINE_MS = 30_000;
+
 export interface JsonAnswer {
   status: number;
   body: unknown;
@@ -47,7 +50,7 @@ export class UpstreamIdentity {
    * Starts a request upstream (the caller writes its body and ends it). The Authorization header is
    * taken from the kubeconfig on every request, so rotating credentials (exec plugins) stay fresh.
    */
-  async send(method: string, path: string, headers: Record<string, string | string[]>): Promise<ClientRequest> {
+  async send(method: string, path: string, headers: Record<string, string | string[]>, signal?: AbortSignal): Promise<ClientRequest> {
     const auth: RequestOptions = { headers: {} };
     await this.kubeconfig.applyToHTTPSOptions(auth);
     const authorization = (auth.headers as Record<string, string>).Authorization;
@@ -60,22 +63,30 @@ export class UpstreamIdentity {
       headers: { ...headers, ...(authorization ? { authorization } : {}) },
       auth: auth.auth,
       agent: this.agent,
+      signal,
     });
   }
 
-  /** A JSON request and its JSON answer (a Status for an error). */
-  async json(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<JsonAnswer> {
+  /**
+   * The proxy's own JSON request (a revision read, a concurrent write, a read at a revision) and
+   * its JSON answer (a Status for an error), within OWN_REQUEST_DEADLINE_MS; `stage` names it in errors.
+   */
+  async json(stage: string, method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<JsonAnswer> {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    const request = await this.send(method, path, { accept: 'application/json', ...(payload ? { 'content-type': contentType, 'content-length': String(payload.length) } : {}) });
-    const response = await answerOf(request, payload);
-    const text = (await readAll(response)).toString('utf8');
-    let parsed: unknown;
+    const signal = AbortSignal.timeout(OWN_REQUEST_DEADLINE_MS);
     try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      throw new Error(`${method} ${path}: the upstream answered ${response.statusCode} with a body that is not JSON: ${text.slice(0, 200)}`);
+      const request = await this.send(method, path, { accept: 'application/json', ...(payload ? { 'content-type': contentType, 'content-length': String(payload.length) } : {}) }, signal);
+      const response = await answerOf(request, payload);
+      const text = (await readAll(response)).toString('utf8');
+      try {
+        return { status: response.statusCode ?? 0, body: text ? JSON.parse(text) : undefined };
+      } catch {
+        throw new Error(`the upstream answered ${response.statusCode} with a body that is not JSON: ${text.slice(0, 200)}`);
+      }
+    } catch (error) {
+      const reason = signal.aborted ? `no answer within ${OWN_REQUEST_DEADLINE_MS / 1000} s` : (error as Error).message;
+      throw new Error(`${stage} (${method} ${path}): ${reason}`, { cause: error });
     }
-    return { status: response.statusCode ?? 0, body: parsed };
   }
 
   close(): void {

@@ -61,7 +61,7 @@ export class ConflictFault extends FaultBehaviour<Spec<'conflict'>> {
     // still names the same object after another write.
     if (!request.resourceVersionPrecondition || !request.name || !CONDITIONABLE.has(request.verb)) return false;
     const value = `${process.pid}-${Date.now()}-${++this.writes}`;
-    const patched = await this.proxy.thirdParty.json('PATCH', objectPath(request), { metadata: { annotations: { [CONCURRENT_WRITE_ANNOTATION]: value } } }, 'application/merge-patch+json');
+    const patched = await this.proxy.thirdParty.json('the concurrent write before a conditioned write', 'PATCH', objectPath(request), { metadata: { annotations: { [CONCURRENT_WRITE_ANNOTATION]: value } } }, 'application/merge-patch+json');
     if (patched.status !== 200) return false;
     const revision = (patched.body as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
     this.acted(request, client, `wrote ${request.resource}/${request.name} concurrently (rv ${request.resourceVersionPrecondition} -> ${revision})`);

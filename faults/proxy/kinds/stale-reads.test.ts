@@ -7,6 +7,7 @@ import * as k8s from '@kubernetes/client-node';
 import { expect, test } from '@playwright/test';
 import { startWatch } from '../../../cluster/embedded/test-kit.ts';
 import { parseRequest } from '../../request/parse-request.ts';
+import { FaultProxy } from '../fault-proxy.ts';
 import { ProxyFixture } from '../test-kit.ts';
 import { staleReadRevision } from './stale-reads.ts';
 
@@ -82,4 +83,22 @@ test('a watch from "0" starts at the revision; newer events are held until heale
   expect(fault.applied).toBe(2);
   await watch.stop();
   await direct.stop();
+});
+
+test("a stale GET is the driver's to make: RBAC's 403 is the answer, with nothing read at the revision", async () => {
+  const ns = await f.namespace('stale-rbac');
+  await f.direct.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'a' } } });
+  await f.direct.createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name: 'nobody' } } });
+  const driver = new k8s.KubeConfig();
+  driver.loadFromString(f.kubectl.cluster.kubeconfigForServiceAccount(ns, 'nobody'));
+  const proxy = await FaultProxy.start({ upstream: driver, thirdParty: f.adminKubeconfig() });
+  try {
+    const fault = proxy.activate({ kind: 'stale-reads', match: {}, revision: await proxy.revision() });
+    const answer = await f.raw(proxy.kubeconfig(0), 'GET', `/api/v1/namespaces/${ns}/configmaps/a?resourceVersion=0`);
+    expect(answer.status).toBe(403);
+    expect(JSON.parse(answer.text)).toMatchObject({ kind: 'Status', reason: 'Forbidden', message: expect.stringContaining(`"system:serviceaccount:${ns}:nobody" cannot get resource "configmaps"`) });
+    expect(fault.applied).toBe(0);
+  } finally {
+    await proxy.close();
+  }
 });

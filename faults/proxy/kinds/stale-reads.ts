@@ -94,7 +94,7 @@ export class StaleReadsFault extends FaultBehaviour<Extract<ProxyFaultSpec, { ki
       exchange.answer(fresh);
       return true;
     }
-    const list = await this.proxy.thirdParty.json('GET', this.exactListPath(request, at, `metadata.name=${request.name}`));
+    const list = await this.proxy.thirdParty.json('reading the object at the stale revision', 'GET', this.exactListPath(request, at, `metadata.name=${request.name}`));
     if (list.status !== 200) {
       // Compacted (410) or unreadable at that revision: the fresh answer is one a server could give too.
       exchange.answer(fresh);
@@ -126,7 +126,7 @@ export class StaleReadsFault extends FaultBehaviour<Extract<ProxyFaultSpec, { ki
   private async startWatch(exchange: Exchange): Promise<boolean> {
     const { request, client } = exchange;
     if (request.sendInitialEvents || request.resourceVersion !== '0') return false;
-    const list = await this.proxy.thirdParty.json('GET', this.exactListPath(request, this.revision, request.fieldSelector));
+    const list = await this.proxy.thirdParty.json('listing the state a stale watch starts from', 'GET', this.exactListPath(request, this.revision, request.fieldSelector));
     if (list.status !== 200) return false;
     const body = list.body as ListBody;
     const prelude = (body.items ?? []).map((item) => JSON.stringify({ type: 'ADDED', object: itemAsObject(body, item) }));
