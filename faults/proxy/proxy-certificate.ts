@@ -1,7 +1,9 @@
 /**
  * The fault proxy's serving certificate: self-signed for 127.0.0.1, made once per process and
  * shared by every proxy in it (key generation is the slow part of starting one). `selfsigned`
- * because Node's crypto makes keys but not X.509 certificates.
+ * because Node's crypto makes keys but not X.509 certificates. The embedded cluster makes its
+ * own the same way (cluster/embedded/tls.ts); faults/ may import nothing of the project, so the
+ * few lines of options are repeated rather than shared.
  */
 import selfsigned from 'selfsigned';
 

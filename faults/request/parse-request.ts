@@ -84,24 +84,17 @@ export function parseRequest(raw: RawRequest): KubeRequest {
   return dropUndefined(request);
 }
 
+/** The methods whose verb does not depend on a name or the watch flag. */
+const WRITE_VERB_OF_METHOD: Record<string, KubeVerb> = { POST: 'create', PUT: 'update', PATCH: 'patch' };
+
 function verbOf(method: string, request: KubeRequest, watch: boolean): KubeVerb {
   if (request.subresource && CONNECT_SUBRESOURCES.has(request.subresource)) return 'connect';
-  switch (method.toUpperCase()) {
-    case 'GET':
-    case 'HEAD':
-      if (watch) return 'watch';
-      return request.name ? 'get' : 'list';
-    case 'POST':
-      return 'create';
-    case 'PUT':
-      return 'update';
-    case 'PATCH':
-      return 'patch';
-    case 'DELETE':
-      return request.name ? 'delete' : 'deletecollection';
-    default:
-      throw new Error(`no Kubernetes verb for the HTTP method ${method} (${request.path})`);
-  }
+  const upper = method.toUpperCase();
+  if (upper === 'GET' || upper === 'HEAD') return watch ? 'watch' : request.name ? 'get' : 'list';
+  if (upper === 'DELETE') return request.name ? 'delete' : 'deletecollection';
+  const verb = WRITE_VERB_OF_METHOD[upper];
+  if (!verb) throw new Error(`no Kubernetes verb for the HTTP method ${method} (${request.path})`);
+  return verb;
 }
 
 /** Query flags as Go's strconv.ParseBool reads them. */
