@@ -313,3 +313,47 @@ export async function timeGets(plan: GetPlan, progress: Progress = () => {}): Pr
     agent.destroy();
   }
 }
+
+// ---- interleaved GETs: several servers timed in the same rounds ----
+
+export interface InterleavedGetPlan {
+  /** The same path on each endpoint, e.g. directly and through a proxy. */
+  endpoints: { label: string; endpoint: Endpoint }[];
+  path: string;
+  /** Untimed rounds first (JIT, TLS sessions, keep-alive connections). */
+  warmup: number;
+  rounds: number;
+}
+
+export interface InterleavedGetResult {
+  path: string;
+  /** Per endpoint, in the plan's order: time to the last byte of each timed GET. */
+  results: { label: string; ms: number[]; latencyMs: Summary }[];
+}
+
+/**
+ * One GET per endpoint per round, one at a time, each endpoint over its own keep-alive
+ * connection; the order within a round alternates, so neither endpoint always goes first
+ * (a slow moment of the machine, or a warm cache, hits both alike).
+ */
+export async function timeInterleavedGets(plan: InterleavedGetPlan, progress: Progress = () => {}): Promise<InterleavedGetResult> {
+  const agents = plan.endpoints.map(({ endpoint }) => new Agent({ keepAlive: true, maxSockets: 1, ca: endpoint.ca }));
+  const ms = plan.endpoints.map(() => [] as number[]);
+  try {
+    for (let round = 0; round < plan.warmup + plan.rounds; round++) {
+      const order = plan.endpoints.map((_, i) => i);
+      if (round % 2) order.reverse();
+      for (const i of order) {
+        const t0 = performance.now();
+        const reply = await send(agents[i], plan.endpoints[i].endpoint, 'GET', plan.path);
+        const elapsed = performance.now() - t0;
+        if (reply.status !== 200) throw new Error(`GET ${plan.path} (${plan.endpoints[i].label}): HTTP ${reply.status} ${reply.body.toString('utf8').slice(0, 300)}`);
+        if (round >= plan.warmup) ms[i].push(elapsed);
+      }
+      if (round === plan.warmup) progress(`timing ${plan.rounds} rounds of ${plan.endpoints.map((e) => e.label).join(' + ')}`);
+    }
+    return { path: plan.path, results: plan.endpoints.map(({ label }, i) => ({ label, ms: ms[i], latencyMs: summarize(ms[i]) })) };
+  } finally {
+    for (const agent of agents) agent.destroy();
+  }
+}

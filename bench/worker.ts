@@ -12,10 +12,13 @@ import {
   runAlternating,
   runLoad,
   timeGets,
+  timeInterleavedGets,
   type AlternatingPlan,
   type AlternatingResult,
   type GetPlan,
   type GetResult,
+  type InterleavedGetPlan,
+  type InterleavedGetResult,
   type LoadPlan,
   type LoadResult,
 } from './http-load.ts';
@@ -25,6 +28,7 @@ type Task =
   | { kind: 'load'; plan: LoadPlan }
   | { kind: 'alternate'; plan: AlternatingPlan }
   | { kind: 'get'; plan: GetPlan }
+  | { kind: 'interleaved-gets'; plan: InterleavedGetPlan }
   | { kind: 'watch'; plan: WatchPlan };
 
 type ResultOf<T extends Task> = T extends { kind: 'load' }
@@ -33,7 +37,9 @@ type ResultOf<T extends Task> = T extends { kind: 'load' }
     ? AlternatingResult
     : T extends { kind: 'get' }
       ? GetResult
-      : WatchResult;
+      : T extends { kind: 'interleaved-gets' }
+        ? InterleavedGetResult
+        : WatchResult;
 
 type Message = { type: 'progress'; line: string } | { type: 'result'; value: unknown } | { type: 'error'; message: string };
 
@@ -66,6 +72,8 @@ async function serve(task: Task): Promise<unknown> {
       return runAlternating(task.plan, progress);
     case 'get':
       return timeGets(task.plan, progress);
+    case 'interleaved-gets':
+      return timeInterleavedGets(task.plan, progress);
     case 'watch':
       return runWatch(task.plan, progress);
   }

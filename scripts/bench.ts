@@ -31,6 +31,10 @@ const BENCHMARKS: Record<string, Benchmark> = {
     summary: 'reference driver as an external process: 3 rounds of 100 sandboxes at once through create -> stop -> start -> delete; wall time, driver RSS peak and once idle, growth across rounds',
     run: async (options) => (await import('../bench/driver-scale.ts')).runDriverScaleBenchmark(options),
   },
+  proxy: {
+    summary: 'fault proxy: GETs of one Pod directly and through the proxy (no fault in force), interleaved; median, p99, proxy/direct',
+    run: async (options) => (await import('../bench/proxy-latency.ts')).runProxyBenchmark(options),
+  },
   lanes: {
     summary: 'conformance lanes on the embedded cluster: wall time of one lane and of all six side by side, timeline recorder overhead',
     run: async (options) => (await import('../bench/lanes.ts')).runLanesBenchmark(options),

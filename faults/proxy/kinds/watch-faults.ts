@@ -1,0 +1,75 @@
+/**
+ * The fault kinds that act on watch streams, each something a real server does to a watch: end
+ * it cleanly (its timeout, a restart, a load balancer), delay its events (a lagging etcd watch),
+ * and refuse a resume from history it no longer has (410 Expired, so the client relists).
+ */
+import type { Exchange } from '../exchange.ts';
+import { sendExpiredWatch } from '../kube-status.ts';
+import type { ProxyFaultSpec } from '../proxy-fault.ts';
+import type { RelayedWatch } from '../watch-relay.ts';
+import { FaultBehaviour } from './fault-behaviour.ts';
+
+type Spec<K extends ProxyFaultSpec['kind']> = Extract<ProxyFaultSpec, { kind: K }>;
+
+/** A resume: a watch from a resourceVersion other than "" or "0" (those two start afresh). */
+export function isResume(resourceVersion: string | undefined): resourceVersion is string {
+  return !!resourceVersion && resourceVersion !== '0';
+}
+
+export class WatchCloseFault extends FaultBehaviour<Spec<'watch-close'>> {
+  private readonly watches = new Set<RelayedWatch>();
+
+  override onWatch(watch: RelayedWatch): void {
+    this.watches.add(watch);
+    watch.onEnd(() => this.watches.delete(watch));
+    watch.closeAfter(this, this.spec.afterEvents, () => this.acted(watch.request, watch.client, `ended the stream after ${this.spec.afterEvents} events`));
+  }
+
+  protected override async onHeal(): Promise<void> {
+    for (const watch of this.watches) watch.cancelClose(this);
+    this.watches.clear();
+  }
+}
+
+export class WatchHoldFault extends FaultBehaviour<Spec<'watch-hold'>> {
+  private readonly watches = new Set<RelayedWatch>();
+
+  override onWatch(watch: RelayedWatch): void {
+    this.watches.add(watch);
+    watch.hold(this);
+    this.acted(watch.request, watch.client, 'held the stream');
+  }
+
+  protected override async onHeal(): Promise<void> {
+    const { release } = this.spec;
+    for (const watch of this.watches) {
+      if (watch.isEnded) continue;
+      const resumeFrom = watch.lastDelivered;
+      const dropped = watch.heldRevision;
+      const count = watch.release(this, release);
+      if (release === 'expire') {
+        // The history the client would resume from is gone: its oldest revision is past the dropped events.
+        this.proxy.refuseNextResume(watch, (dropped ?? resumeFrom ?? 0) + 1, () => this.acted(watch.request, watch.client, 'refused the resume with 410 Expired', false));
+      }
+      const what = release === 'expire' ? `dropped ${count} events and ended the stream` : `delivered ${count} events${release === 'close' ? ' and ended the stream' : ''}`;
+      this.acted(watch.request, watch.client, what, false);
+    }
+    this.watches.clear();
+  }
+}
+
+export class WatchExpireFault extends FaultBehaviour<Spec<'watch-expire'>> {
+  override onWatch(watch: RelayedWatch, atActivation: boolean): void {
+    if (!atActivation) return;
+    watch.end();
+    this.acted(watch.request, watch.client, 'ended the stream');
+  }
+
+  override async onRequest(exchange: Exchange): Promise<boolean> {
+    const { request, client } = exchange;
+    if (request.verb !== 'watch' || !isResume(request.resourceVersion)) return false;
+    sendExpiredWatch(exchange.res, request.resourceVersion, Number(request.resourceVersion) + 1);
+    this.acted(request, client, 'refused the resume with 410 Expired');
+    return true;
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * The set-up of the fault proxy's tests: one embedded cluster per test file (with the real
+ * kubectl run against it, cluster/embedded/test-kit.ts) and a FaultProxy in front of it, whose
+ * client kubeconfigs the tests hand to @kubernetes/client-node and kubectl. Both the driver's
+ * identity and the third party are the cluster's administrator here: RBAC is not what these
+ * tests are about.
+ */
+import * as k8s from '@kubernetes/client-node';
+import { test } from '@playwright/test';
+import { request, type RequestOptions } from 'node:https';
+import { join } from 'node:path';
+import type { EmbeddedClusterOptions } from '../../cluster/embedded/cluster.ts';
+import { KubectlFixture } from '../../cluster/embedded/test-kit.ts';
+import { FaultProxy } from './fault-proxy.ts';
+
+export class ProxyFixture {
+  proxy!: FaultProxy;
+  /** client-node's clients through the proxy as client 0. */
+  core!: k8s.CoreV1Api;
+  /** client-node straight to the cluster, for the truth behind the proxy. */
+  direct!: k8s.CoreV1Api;
+  private namespaces = 0;
+
+  private constructor(readonly kubectl: KubectlFixture) {}
+
+  static register(options: Omit<EmbeddedClusterOptions, 'kubeconfigPath'> = {}): ProxyFixture {
+    const fixture = new ProxyFixture(KubectlFixture.register(options));
+    test.beforeAll(async () => fixture.start());
+    test.afterAll(async () => fixture.proxy?.close());
+    return fixture;
+  }
+
+  /** The cluster's own administrator kubeconfig. */
+  adminKubeconfig(): k8s.KubeConfig {
+    const kc = new k8s.KubeConfig();
+    kc.loadFromString(this.kubectl.cluster.kubeconfig());
+    return kc;
+  }
+
+  private async start(): Promise<void> {
+    const admin = this.adminKubeconfig();
+    this.proxy = await FaultProxy.start({ upstream: admin, thirdParty: admin });
+    this.core = this.proxy.kubeconfig(0).makeApiClient(k8s.CoreV1Api);
+    this.direct = admin.makeApiClient(k8s.CoreV1Api);
+  }
+
+  /** The path of client `client`'s kubeconfig file for kubectl (written beside the cluster's). */
+  kubeconfigFile(client: number): string {
+    const path = join(this.kubectl.kubeconfigPath, '..', `proxy-client-${client}.kubeconfig`);
+    this.proxy.writeKubeconfig(path, client);
+    return path;
+  }
+
+  /** A namespace of one test's own, made straight on the cluster. */
+  async namespace(prefix: string): Promise<string> {
+    const name = `${prefix}-${++this.namespaces}`;
+    await this.direct.createNamespace({ body: { metadata: { name } } });
+    return name;
+  }
+
+  /** A raw HTTPS request through the proxy as `kubeconfig` would send it: status, headers and the body's text. */
+  async raw(kubeconfig: k8s.KubeConfig, method: string, path: string, body?: unknown): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+    const options: RequestOptions & { headers: Record<string, string> } = { headers: {} };
+    await kubeconfig.applyToHTTPSOptions(options);
+    const url = new URL(kubeconfig.getCurrentCluster()!.server + path);
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    return new Promise((resolve, reject) => {
+      const req = request(
+        { hostname: url.hostname, port: url.port, path: url.pathname + url.search, method, ca: options.ca, agent: false, headers: { ...options.headers, accept: 'application/json', ...(payload ? { 'content-type': 'application/json' } : {}) } },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+        },
+      );
+      req.once('error', reject);
+      req.end(payload);
+    });
+  }
+}
