@@ -26,8 +26,12 @@ import { answerOf, endToEndHeaders, readAll, UpstreamIdentity } from './upstream
 import { RelayedWatch } from './watch-relay.ts';
 
 export interface FaultProxyOptions {
-  /** The driver's own kubeconfig: its credentials carry the driver's requests upstream. */
-  upstream: k8s.KubeConfig;
+  /**
+   * The driver's own kubeconfig: its credentials carry the driver's requests upstream. A client
+   * given one of its own (`kubeconfig(client, upstream)`: a replica opened after the test took a
+   * permission away runs as another ServiceAccount) uses that instead.
+   */
+  upstream?: k8s.KubeConfig;
   /** The harness's administrator kubeconfig: the proxy's own reads and concurrent writes. */
   thirdParty: k8s.KubeConfig;
 }
@@ -70,6 +74,8 @@ export class FaultProxy implements ProxyContext {
   private readonly tokens = new Map<number, string>();
   private readonly clientsByToken = new Map<string, number>();
   private readonly writes = new Map<number, number>();
+  /** Clients given upstream credentials of their own. */
+  private readonly upstreams = new Map<number, { kubeconfig: k8s.KubeConfig; identity: Promise<UpstreamIdentity> }>();
   private faults: FaultBehaviour[] = [];
   private readonly observers = new Set<RequestObserver>();
   private readonly watches = new Set<RelayedWatch>();
@@ -81,14 +87,14 @@ export class FaultProxy implements ProxyContext {
   private constructor(
     private readonly server: Server,
     private readonly ca: string,
-    readonly driver: UpstreamIdentity,
+    private readonly driver: UpstreamIdentity | undefined,
     readonly thirdParty: UpstreamIdentity,
   ) {
     this.url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
   }
 
   static async start(options: FaultProxyOptions): Promise<FaultProxy> {
-    const [certificate, driver, thirdParty] = await Promise.all([proxyCertificate(), UpstreamIdentity.of(options.upstream), UpstreamIdentity.of(options.thirdParty)]);
+    const [certificate, driver, thirdParty] = await Promise.all([proxyCertificate(), options.upstream && UpstreamIdentity.of(options.upstream), UpstreamIdentity.of(options.thirdParty)]);
     const server = createServer({ key: certificate.key, cert: certificate.cert });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -105,9 +111,21 @@ export class FaultProxy implements ProxyContext {
     return this.closing.signal;
   }
 
-  /** A kubeconfig for driver replica `client`: the proxy as its server, trusted by its CA, with a token of its own. */
-  kubeconfig(client: number): k8s.KubeConfig {
+  /**
+   * A kubeconfig for driver replica `client`: the proxy as its server, trusted by its CA, with a
+   * token of its own. `upstream`: the credentials its requests go upstream with from now on
+   * (default: the proxy's `upstream`).
+   */
+  kubeconfig(client: number, upstream?: k8s.KubeConfig): k8s.KubeConfig {
     if (!Number.isInteger(client) || client < 0) throw new Error(`a client is a driver replica's index (0, 1, ...), got ${client}`);
+    if (!upstream && !this.driver) throw new Error(`client ${client} needs its upstream kubeconfig: the proxy was started without one`);
+    if (upstream) {
+      const before = this.upstreams.get(client);
+      if (before?.kubeconfig !== upstream) {
+        void before?.identity.then((identity) => identity.close());
+        this.upstreams.set(client, { kubeconfig: upstream, identity: UpstreamIdentity.of(upstream) });
+      }
+    }
     let token = this.tokens.get(client);
     if (!token) {
       token = randomBytes(24).toString('hex');
@@ -125,9 +143,17 @@ export class FaultProxy implements ProxyContext {
     return kubeconfig;
   }
 
-  /** Writes `kubeconfig(client)` to `path`, readable by its owner only (it holds a token). */
-  writeKubeconfig(path: string, client: number): void {
-    writeFileSync(path, this.kubeconfig(client).exportConfig(), { mode: 0o600 });
+  /** Writes `kubeconfig(client, upstream)` to `path`, readable by its owner only (it holds a token). */
+  writeKubeconfig(path: string, client: number, upstream?: k8s.KubeConfig): void {
+    writeFileSync(path, this.kubeconfig(client, upstream).exportConfig(), { mode: 0o600 });
+  }
+
+  /** Whom client `client`'s requests go upstream as. */
+  private async driverOf(client: number): Promise<UpstreamIdentity> {
+    const own = this.upstreams.get(client);
+    if (own) return own.identity;
+    if (!this.driver) throw new Error(`client ${client} has no upstream credentials`);
+    return this.driver;
   }
 
   activate(spec: ProxyFaultSpec, onApplied?: AppliedListener): ActiveFault {
@@ -170,7 +196,8 @@ export class FaultProxy implements ProxyContext {
       for (const watch of this.watches) watch.end();
       const serverClosed = new Promise<void>((resolve) => this.server.close(() => resolve()));
       for (const socket of this.sockets) socket.destroy();
-      this.driver.close();
+      this.driver?.close();
+      for (const own of this.upstreams.values()) (await own.identity).close();
       this.thirdParty.close();
       await serverClosed;
     })();
@@ -227,7 +254,7 @@ export class FaultProxy implements ProxyContext {
       request = parseRequest({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: 'whole' in body ? body.whole : undefined });
     } catch {
       // Not a resource request (discovery, /version, /openapi): relayed untouched, no fault applies.
-      const response = await sendUpstream(this.driver, req.method ?? 'GET', req.url ?? '/', endToEndHeaders(req.headers), body);
+      const response = await sendUpstream(await this.driverOf(client), req.method ?? 'GET', req.url ?? '/', endToEndHeaders(req.headers), body);
       const answer = await readAll(response);
       res.writeHead(response.statusCode ?? 502, { ...endToEndHeaders(response.headers), 'content-length': String(answer.length) }).end(answer);
       return;
@@ -236,7 +263,7 @@ export class FaultProxy implements ProxyContext {
       request.writeIndex = (this.writes.get(client) ?? 0) + 1;
       this.writes.set(client, request.writeIndex);
     }
-    const exchange = new Exchange(request, client, req, res, body, this.driver);
+    const exchange = new Exchange(request, client, req, res, body, await this.driverOf(client));
     if ((await this.notify(request, 'received', client)) === 'drop') return exchange.drop();
     if (request.verb === 'watch' && this.refuseResume(exchange)) return;
     for (const fault of [...this.faults]) {
@@ -277,7 +304,7 @@ export class FaultProxy implements ProxyContext {
     const accept = narrowedAccept(exchange.req.headers.accept);
     const headers = exchange.upstreamHeaders(accept ? { accept } : {});
     const start = exchange.watchStart;
-    const upstream = await this.driver.send('GET', start?.path ?? request.path, headers);
+    const upstream = await (await this.driverOf(client)).send('GET', start?.path ?? request.path, headers);
     const response = await answerOf(upstream);
     const contentType = String(response.headers['content-type'] ?? '');
     if (response.statusCode !== 200) {
@@ -319,7 +346,7 @@ export class FaultProxy implements ProxyContext {
       // not a resource path: relayed without observers
     }
     if (request && (await this.notify(request, 'received', client)) === 'drop') return void socket.destroy();
-    const upstream = await this.driver.send(req.method ?? 'GET', req.url ?? '/', endToEndHeaders(req.headers, ['connection', 'upgrade']));
+    const upstream = await (await this.driverOf(client)).send(req.method ?? 'GET', req.url ?? '/', endToEndHeaders(req.headers, ['connection', 'upgrade']));
     upstream.once('upgrade', (response: IncomingMessage, upstreamSocket: Socket, upstreamHead: Buffer) => {
       this.track(upstreamSocket);
       const lines = [`HTTP/1.1 101 ${response.statusMessage ?? 'Switching Protocols'}`];

@@ -12,7 +12,6 @@ import type { RelayedWatch } from '../watch-relay.ts';
 
 /** What a fault kind may use of the proxy. */
 export interface ProxyContext {
-  readonly driver: UpstreamIdentity;
   readonly thirdParty: UpstreamIdentity;
   /** Aborted when the proxy closes: waits end with it. */
   readonly signal: AbortSignal;
