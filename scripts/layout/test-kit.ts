@@ -90,11 +90,8 @@ export const DIRECTION: Record<Room, readonly Room[] | 'anything'> = {
 /** Test helpers: shared set-up that only tests import. One name for them all. */
 const TEST_HELPER = 'test-kit.ts';
 
-/** Files only tests import today that are not test helpers (production code about to get its first user). */
-const PENDING_TEST_HELPERS: readonly string[] = [
-  // The harness's client of the embedded cluster's fault hooks: its first user is issue 22's fault-schedule fixture.
-  'cluster/embedded-faults-client.ts',
-];
+/** Files only tests import today that are not test helpers (production code about to get its first user); none now. */
+const PENDING_TEST_HELPERS: readonly string[] = [];
 
 function isTestFile(file: string): boolean {
   return file.endsWith('.test.ts') || posix.basename(file) === TEST_HELPER || PENDING_TEST_HELPERS.includes(file);
