@@ -96,7 +96,7 @@ test('bad input is refused with 400 naming the field and what to send', async ()
   await refused({}, 'controller fault: exactly one of "statusConflicts" or "cacheLagMs" is needed, got neither; send {"statusConflicts": N} (the controller\'s next N status writes fail with 409 Conflict) or {"cacheLagMs": M}');
   await refused({ statusConflicts: 1, cacheLagMs: 10 }, 'got both "statusConflicts" and "cacheLagMs"');
   await refused({ statusConflicts: -1 }, '"statusConflicts" must be a whole number from 1 to 10000, got -1');
-  await refused({ cacheLagMs: 1.5 }, '"cacheLagMs" must be a whole number from 1 to 3600000, got 1.5');
+  await refused({ cacheLagMs: 1.5 }, '"cacheLagMs" must be a whole number from 0 to 3600000, got 1.5');
   await refused({ cacheLag: 10 }, 'controller fault: unknown field "cacheLag"');
   await refused([], 'controller fault must be a JSON object, got []');
   expect(await listControllerFaults(kc)).toEqual([]);

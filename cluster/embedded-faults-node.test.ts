@@ -124,7 +124,7 @@ test('bad input is refused with 400 naming the field and what to send; a second 
   await refused({ namespace: 'n', pod: 'p', stop: { delayMs: 1, signal: 'TERM' } }, 400, 'node fault: unknown field "stop.signal"');
   await refused({ namespace: 'n', pod: 'p', stop: {} }, 400, 'stop: exactly one of "delayMs" or "ignoreSigterm" is needed, got neither');
   await refused({ namespace: 'n', pod: 'p', stop: { delayMs: 1, ignoreSigterm: true } }, 400, 'got both "delayMs" and "ignoreSigterm"');
-  await refused({ namespace: 'n', pod: 'p', stop: { delayMs: -5 } }, 400, '"stop.delayMs" must be a whole number from 1 to 3600000, got -5; send {"namespace": "ns", "pod": "name", "stop": {"delayMs": D}}');
+  await refused({ namespace: 'n', pod: 'p', stop: { delayMs: -5 } }, 400, '"stop.delayMs" must be a whole number from 0 to 3600000, got -5; send {"namespace": "ns", "pod": "name", "stop": {"delayMs": D}}');
   await refused({ namespace: 'n', pod: 'p', stop: { ignoreSigterm: false } }, 400, '"stop.ignoreSigterm" can only be true, got false');
   await refused({ namespace: 'n', pod: 'p', container: 'main', stop: { delayMs: 1 } }, 400, 'unknown field "container"');
 

@@ -63,7 +63,7 @@ export class ControllerFaults implements FaultHooks {
       }).id;
       this.entries.set(id, { id, statusConflicts, injected });
     } else {
-      this.entries.set(id, { id, cacheLagMs: BODY.whole(spec.cacheLagMs, 'cacheLagMs', 1, MAX_FAULT_MS) });
+      this.entries.set(id, { id, cacheLagMs: BODY.whole(spec.cacheLagMs, 'cacheLagMs', 0, MAX_FAULT_MS) });
       this.applySpike();
     }
     return this.describe(this.entries.get(id)!);

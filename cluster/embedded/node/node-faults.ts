@@ -49,7 +49,7 @@ export class NodeFaults implements FaultHooks {
     const stopSpec = BODY.object(spec.stop, ['delayMs', 'ignoreSigterm'], 'stop');
     const stop: StopFault =
       BODY.oneOf(stopSpec, ['delayMs', 'ignoreSigterm'], 'stop') === 'delayMs'
-        ? { delayMs: BODY.whole(stopSpec.delayMs, 'stop.delayMs', 1, MAX_FAULT_MS) }
+        ? { delayMs: BODY.whole(stopSpec.delayMs, 'stop.delayMs', 0, MAX_FAULT_MS) }
         : { ignoreSigterm: BODY.isTrue(stopSpec.ignoreSigterm, 'stop.ignoreSigterm') };
     const existing = this.find(namespace, pod);
     if (existing) throw new ApiError(409, 'AlreadyExists', `node fault: Pod ${namespace}/${pod} already has node fault "${existing.id}"; heal it first (DELETE /embedded.admin/v1/node-faults/${existing.id})`);
