@@ -123,6 +123,13 @@ export const FAULT_NEEDS: Record<FaultKind, FaultNeed[]> = {
   'container-stop': ['embedded-cluster'],
 };
 
+/** What an item needs of the run: its fault kind's needs, and the proxy when a request of the driver triggers it. */
+export function itemNeeds(item: ScheduleItem): FaultNeed[] {
+  const needs = new Set(FAULT_NEEDS[item.fault.kind]);
+  if (item.trigger.on === 'request') needs.add('driver-through-proxy');
+  return [...needs];
+}
+
 /** The verbs a request matcher may name. */
 export const KUBE_VERBS: readonly KubeVerb[] = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection', 'connect'];
 

@@ -16,7 +16,7 @@ import { readRolesFile } from '../openshell-roles.ts';
 import { laneOnRelease } from '../release-axis.ts';
 import { DRIVER_VARIANTS } from '../../driver/compute-driver.ts';
 import { readSchedule } from '../../faults/schedule/parse-schedule.ts';
-import { FAULT_NEEDS, type Schedule } from '../../faults/schedule/schedule.ts';
+import { itemNeeds, type Schedule } from '../../faults/schedule/schedule.ts';
 import { LANE_RUN_ENV, type DriverUnderTest } from './lane-run.ts';
 import { ROOT, runLanes } from './run-lanes.ts';
 
@@ -166,11 +166,11 @@ export async function runLaneCommand(argv: string[], context: LaneCommandContext
     fail((error as Error).message);
   }
   process.stdout.write(`cluster: ${chosen.provider.name} (${chosen.reason})\n`);
-  const embeddedOnly = faults?.schedule.items.filter((i) => FAULT_NEEDS[i.fault.kind].includes('embedded-cluster')) ?? [];
+  const embeddedOnly = faults?.schedule.items.filter((i) => itemNeeds(i).includes('embedded-cluster')) ?? [];
   if (embeddedOnly.length && chosen.provider.name !== 'embedded') {
     fail(`${values.faults}: ${embeddedOnly.map((i) => `item "${i.id}" (${i.fault.kind})`).join(', ')} needs the embedded cluster's own fault hooks, and this run is on ${chosen.provider.name} (use --cluster embedded, or drop the item)`);
   }
-  if (faults && driver.kind === 'socket' && faults.schedule.items.some((i) => !FAULT_NEEDS[i.fault.kind].every((n) => n === 'admission-policy' || n === 'embedded-cluster'))) {
+  if (faults && driver.kind === 'socket' && faults.schedule.items.some((i) => !itemNeeds(i).every((n) => n === 'admission-policy' || n === 'embedded-cluster'))) {
     process.stdout.write(`note: the driver at ${driver.socket} was started by someone else: the schedule's items that act on its requests, crash it or start replicas skip in every test (use --driver exec='…')\n`);
   }
   const embedded = chosen.provider.name === 'embedded';
