@@ -130,11 +130,11 @@ export interface StartSandboxRequest extends SandboxRef {
  * break only under a fault schedule (issue 22), each the way real controllers break:
  * `stale-supervisor-read` decides the supervisor is gone from a read that may be answered stale
  * (`resourceVersion=0`, as an informer's cache would answer); `watch-trusting-wait` waits for the
- * supervisor's deletion on a watch alone and takes the stream's end for it; `resume-skips-cleanup`
- * finishes a stop it finds already suspending without deleting the generation Secrets;
+ * supervisor's deletion on a watch alone and takes the stream's end for it; `resume-skips-wait`
+ * finishes a stop it finds already suspending at once, as if the interrupted one had seen the workload go;
  * `conflict-as-success` takes a 409 on its suspension patch for the patch having been written.
  */
-export const DRIVER_VARIANTS = ['reference', 'suspend-first', 'headroom-deadline', 'stale-supervisor-read', 'watch-trusting-wait', 'resume-skips-cleanup', 'conflict-as-success'] as const;
+export const DRIVER_VARIANTS = ['reference', 'suspend-first', 'headroom-deadline', 'stale-supervisor-read', 'watch-trusting-wait', 'resume-skips-wait', 'conflict-as-success'] as const;
 export type DriverVariant = (typeof DRIVER_VARIANTS)[number];
 
 export type WorkspaceMode = 'shared' | 'managed' | 'operator';

@@ -47,7 +47,7 @@ test('each fault scenario fails on the defect only its faults expose, naming wha
   const cases = [
     { variant: 'stale-supervisor-read', scenario: 'stale-view-during-stop', names: 'stop/suspend-after-supervisor-gone' },
     { variant: 'watch-trusting-wait', scenario: 'watch-held-during-stop', names: 'stop/suspend-after-supervisor-gone' },
-    { variant: 'resume-skips-cleanup', scenario: 'crash-after-suspension-write', names: 'stop/generation-secrets-gone-on-return' },
+    { variant: 'resume-skips-wait', scenario: 'crash-after-suspension-write', names: 'stop/returns-after-workload-gone-and-suspended' },
     { variant: 'conflict-as-success', scenario: 'conflict-storm', names: 'the stop meets its conflicts and still succeeds' },
   ];
   const runs = await Promise.all(

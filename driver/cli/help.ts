@@ -22,7 +22,7 @@ Serving
                                 openshell.ai/gateway-id, and it lists, watches and reconciles only
                                 those; managed namespaces are openshell-ID-<workspace> (default: gw)
   --variant reference|suspend-first|headroom-deadline|stale-supervisor-read|watch-trusting-wait|
-            resume-skips-cleanup|conflict-as-success
+            resume-skips-wait|conflict-as-success
                                 stop ordering; suspend-first is the pre-#3424 defect, headroom-deadline
                                 waits for the supervisor only the API headroom; the last four break
                                 only under faults (README "Fault schedules") (default: reference)

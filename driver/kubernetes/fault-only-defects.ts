@@ -7,8 +7,9 @@
  *     informer's cache answers), so a lagging view that predates the Pod reads as "gone";
  *   - `watch-trusting-wait`: waiting for the supervisor's deletion on a watch alone and taking the
  *     stream's end for the deletion (a watch may end at any time, with nothing deleted);
- *   - `resume-skips-cleanup` (in stop.ts): finishing a stop it finds already `suspending` as if
- *     the interrupted stop had cleaned up, leaving the generation Secrets behind;
+ *   - `resume-skips-wait` (in stop.ts): finishing a stop it finds already `suspending` at once,
+ *     as if the interrupted stop had seen the workload Pod go — trusting a phase recorded before
+ *     the write it announces was seen through;
  *   - `conflict-as-success`: taking a 409 on the suspension patch for the patch having landed.
  */
 import * as https from 'node:https';

@@ -59,9 +59,12 @@ export async function stopSandbox(ctx: DriverContext, cr: KubeObject): Promise<S
   // The generation being stopped: the supervisor Pod of a later one is never touched.
   const generation = readState(cr).generation;
   let state = readState(cr);
-  // resume-skips-cleanup: a stop found already suspending is taken as having cleaned up (a defect).
-  const skipCleanup = ctx.config.variant === 'resume-skips-cleanup' && stopping(state, 'suspending');
   if (settled(state)) return { sandbox: await waitForWorkloadGone(ctx, cr), warnings };
+  // resume-skips-wait: a stop found already suspending is finished at once, as if the workload were gone (a defect).
+  if (ctx.config.variant === 'resume-skips-wait' && stopping(state, 'suspending')) {
+    warnings.push(...(await cleanUp(ctx, cr, generation)));
+    return { sandbox: await transition(ctx, cr, 'completing the stop', stopStep('suspending', () => stopCompletion(warnings), ctx)), warnings };
+  }
   if (!stopping(state)) {
     cr = await transition(ctx, cr, 'recording the stop (phase releasing)', (_current, s) => {
       if (stopping(s) || settled(s)) return null; // begun, or already finished, by someone else
@@ -84,7 +87,7 @@ export async function stopSandbox(ctx: DriverContext, cr: KubeObject): Promise<S
     cr = await waitForWorkloadGone(ctx, cr);
     workloadGone = true;
     if (!stopping(readState(cr), 'suspending')) continue; // finished or moved on meanwhile: decide again
-    if (!skipCleanup) warnings.push(...(await cleanUp(ctx, cr, generation)));
+    warnings.push(...(await cleanUp(ctx, cr, generation)));
     cr = await transition(ctx, cr, 'completing the stop', stopStep('suspending', () => stopCompletion(warnings), ctx));
   }
 }

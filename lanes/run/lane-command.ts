@@ -55,7 +55,7 @@ Options:
                                      suspend-first (the pre-#3424 ordering defect) and
                                      headroom-deadline (waits for the supervisor only the API
                                      headroom) fail the suite; stale-supervisor-read,
-                                     watch-trusting-wait, resume-skips-cleanup and
+                                     watch-trusting-wait, resume-skips-wait and
                                      conflict-as-success fail only under faults (the fault scenarios).
                                      exec='CMD ARGS' starts a compute driver binary per test as
                                      CMD ARGS --bind-socket <path> with KUBECONFIG set (and

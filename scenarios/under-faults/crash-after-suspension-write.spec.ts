@@ -1,14 +1,20 @@
 import { expect, faultSchedule, invariantsIn, test } from '../../fixtures/conformance.ts';
-import { RECORDING_MAIN_COMMAND } from '../sandbox-lifecycle/main-command.ts';
+
+/**
+ * A main command that ignores SIGTERM: the workload then stops only when its boundary SIGKILLs
+ * it (2 s on), so the workload Pod is still going when the fresh driver's stop begins.
+ */
+const SLOW_TO_STOP_MAIN_COMMAND = ['sh', '-c', 'trap "" TERM; exec sleep 100000'];
 
 /**
  * Sieve's intermediate state, on the stop path: the driver is SIGKILLed (in process: halted)
  * right after the API server answered the write that turns the Sandbox's spec suspended — the
  * write landed, the driver never saw the answer — and started afresh, as its Deployment would.
  * The stop that was running fails as its connection drops; a stop on the fresh driver must
- * finish it in order from what the Sandbox records, and delete the generation Secrets the
- * killed one never reached (`--driver resume-skips-cleanup` leaves them and fails here naming
- * stop/generation-secrets-gone-on-return).
+ * finish it in order from what the Sandbox records: wait until the workload Pod is gone and
+ * the Sandbox reports suspended, then clean up. A driver that takes the recorded phase for the
+ * stop having got that far (`--driver resume-skips-wait`) returns while the workload Pod still
+ * stops, and fails here naming stop/returns-after-workload-gone-and-suspended.
  */
 test.use({
   faultSchedule: faultSchedule(
@@ -23,8 +29,8 @@ test.use({
   ),
 });
 
-test('crash-after-suspension-write: killed right after its suspension write lands, a fresh driver finishes the stop in order and cleans up', async ({ sandboxes, driver, timeline, schedule }) => {
-  const sandbox = await timeline.step('create', () => sandboxes.create({ name: 'crashsusp', command: RECORDING_MAIN_COMMAND }));
+test('crash-after-suspension-write: killed right after its suspension write lands, a fresh driver finishes the stop in order', async ({ sandboxes, driver, timeline, schedule }) => {
+  const sandbox = await timeline.step('create', () => sandboxes.create({ name: 'crashsusp', command: SLOW_TO_STOP_MAIN_COMMAND }));
   // Not a step named after the call: the call is cut short by the crash, and the stop/ rules judge the call that returns.
   const cut = await timeline.step('the driver is killed right after its suspension write lands', () => driver.stop(sandbox.id)).then(
     () => undefined,
