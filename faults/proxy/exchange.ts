@@ -29,8 +29,8 @@ export async function readRequestBody(req: IncomingMessage): Promise<RequestBody
 
 /** Sends a request with its body upstream and resolves with the answer's head, its body unread. */
 export async function sendUpstream(identity: UpstreamIdentity, method: string, path: string, headers: Record<string, string | string[]>, body: RequestBody): Promise<IncomingMessage> {
+  if ('whole' in body) return (await identity.answerWhole(method, path, headers, body.whole.length ? body.whole : undefined)).response;
   const upstream = await identity.send(method, path, headers);
-  if ('whole' in body) return answerOf(upstream, body.whole.length ? body.whole : undefined);
   const answer = answerOf(upstream);
   for (const chunk of body.head) upstream.write(chunk);
   body.rest.pipe(upstream);

@@ -22,7 +22,7 @@ import { isResume, WatchCloseFault, WatchExpireFault, WatchHoldFault } from './k
 import { sendExpiredWatch, unauthorizedStatus, sendStatus } from './kube-status.ts';
 import { proxyCertificate } from './proxy-certificate.ts';
 import type { ActiveFault, AppliedListener, ProxyFaultSpec, RequestObserver } from './proxy-fault.ts';
-import { answerOf, endToEndHeaders, readAll, UpstreamIdentity } from './upstream.ts';
+import { endToEndHeaders, readAll, UpstreamIdentity } from './upstream.ts';
 import { RelayedWatch } from './watch-relay.ts';
 
 export interface FaultProxyOptions {
@@ -304,8 +304,7 @@ export class FaultProxy implements ProxyContext {
     const accept = narrowedAccept(exchange.req.headers.accept);
     const headers = exchange.upstreamHeaders(accept ? { accept } : {});
     const start = exchange.watchStart;
-    const upstream = await (await this.driverOf(client)).send('GET', start?.path ?? request.path, headers);
-    const response = await answerOf(upstream);
+    const { request: upstream, response } = await (await this.driverOf(client)).answerWhole('GET', start?.path ?? request.path, headers, undefined);
     const contentType = String(response.headers['content-type'] ?? '');
     if (response.statusCode !== 200) {
       return exchange.answer({ status: response.statusCode ?? 502, headers: endToEndHeaders(response.headers), body: await readAll(response) });

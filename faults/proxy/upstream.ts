@@ -20,6 +20,8 @@ export function endToEndHeaders(headers: IncomingHttpHeaders, keep: string[] = [
   return kept;
 }
 
+const IDLE_SOCKET_MS = 2_000;
+
 /** How long the proxy waits for an answer to a request of its own; relayed requests wait as long as their client does. */
 const OWN_REQUEST_DEADLINE_MS = 30_000;
 
@@ -36,7 +38,10 @@ export class UpstreamIdentity {
     const cluster = kubeconfig.getCurrentCluster();
     if (!cluster) throw new Error('the upstream kubeconfig has no current cluster');
     this.server = new URL(cluster.server);
-    this.agent = new Agent({ keepAlive: true, ca: tls.ca, cert: tls.cert, key: tls.key, rejectUnauthorized: tls.rejectUnauthorized, servername: tls.servername });
+    // An idle connection is let go after 2 s, well before a server's keep-alive timeout (Node's
+    // 5 s), so few requests are sent on a connection the server is closing at that moment; the
+    // rest are sent again (answerWhole).
+    this.agent = new Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS, ca: tls.ca, cert: tls.cert, key: tls.key, rejectUnauthorized: tls.rejectUnauthorized, servername: tls.servername });
   }
 
   /** Reads the kubeconfig's TLS options once (client-node's own reading of it). */
@@ -75,8 +80,7 @@ export class UpstreamIdentity {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     const signal = AbortSignal.timeout(OWN_REQUEST_DEADLINE_MS);
     try {
-      const request = await this.send(method, path, { accept: 'application/json', ...(payload ? { 'content-type': contentType, 'content-length': String(payload.length) } : {}) }, signal);
-      const response = await answerOf(request, payload);
+      const { response } = await this.answerWhole(method, path, { accept: 'application/json', ...(payload ? { 'content-type': contentType, 'content-length': String(payload.length) } : {}) }, payload, signal);
       const text = (await readAll(response)).toString('utf8');
       try {
         return { status: response.statusCode ?? 0, body: text ? JSON.parse(text) : undefined };
@@ -86,6 +90,24 @@ export class UpstreamIdentity {
     } catch (error) {
       const reason = signal.aborted ? `no answer within ${OWN_REQUEST_DEADLINE_MS / 1000} s` : (error as Error).message;
       throw new Error(`${stage} (${method} ${path}): ${reason}`, { cause: error });
+    }
+  }
+
+  /**
+   * Sends a request whose whole body is known and resolves with the answer's head; once more, on
+   * a fresh connection, when a kept-alive one turns out to have been closed by the server before
+   * it answered — Node's documented pattern (`reusedSocket` and ECONNRESET): the server never read
+   * the request, so sending it again is safe for any verb. Without this the proxy would pass a
+   * closed idle connection on to its client as a lost one, which the client would not have met.
+   */
+  async answerWhole(method: string, path: string, headers: Record<string, string | string[]>, body: Buffer | undefined, signal?: AbortSignal): Promise<{ request: ClientRequest; response: IncomingMessage }> {
+    for (let attempt = 0; ; attempt++) {
+      const request = await this.send(method, path, headers, signal);
+      try {
+        return { request, response: await answerOf(request, body) };
+      } catch (error) {
+        if (attempt > 0 || !request.reusedSocket || !['ECONNRESET', 'EPIPE'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
+      }
     }
   }
 

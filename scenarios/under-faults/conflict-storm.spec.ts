@@ -2,7 +2,7 @@ import { expect, faultSchedule, invariantsIn, test } from '../../fixtures/confor
 import { RECORDING_MAIN_COMMAND } from '../sandbox-lifecycle/main-command.ts';
 
 /** How many conditioned writes meet a concurrent write first: fewer than a driver's retries within its headroom. */
-const CONFLICTS = 3;
+const CONFLICTS = 2;
 
 /**
  * Optimistic concurrency under contention: once the driver has deleted the supervisor Pod, its
