@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { execa } from 'execa';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,7 @@ import { FIXTURE_PROGRAMS_ON_EMBEDDED_NODE } from '../fixtures/programs/catalogu
 import { findLane, LANES, type Lane } from '../lanes/index.ts';
 import { laneOnRelease } from '../lanes/release-axis.ts';
 import { readOutcomes } from '../lanes/run/summary-table.ts';
+import type { Timeline } from '../timeline/model.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -50,6 +51,25 @@ test('each fault scenario fails on the defect only its faults expose, naming wha
     { variant: 'resume-skips-wait', scenario: 'crash-after-suspension-write', names: 'stop/returns-after-workload-gone-and-suspended' },
     { variant: 'conflict-as-success', scenario: 'conflict-storm', names: 'the stop meets its conflicts and still succeeds' },
   ];
+  // Beside them, the reference driver replays a schedule file (`--faults`) on a scripted scenario: it holds, and the faults are in its timeline.
+  const file = test.info().outputPath('schedule.json');
+  writeFileSync(
+    file,
+    JSON.stringify({
+      apiVersion: 'sandbox-conformance.io/v1alpha1',
+      kind: 'FaultSchedule',
+      items: [
+        { id: 'slow-writes', trigger: { on: 'start' }, fault: { kind: 'latency', match: { writes: true }, ms: 50 }, heal: { afterMs: 3000 } },
+        { id: 'cut-watches', trigger: { on: 'event', object: { role: 'supervisorPod' }, change: 'deletion-requested' }, fault: { kind: 'watch-close', match: { resource: 'pods' }, afterEvents: 0 } },
+        { id: 'relist', trigger: { on: 'after', item: 'cut-watches' }, fault: { kind: 'watch-expire', match: { resource: 'pods' } }, heal: { afterMs: 1000 } },
+      ],
+    }),
+  );
+  const replay = (async () => {
+    const reports = test.info().outputPath('replay');
+    const run = await lane(['v1beta1', '--cluster', 'embedded', '--faults', file, '--report-dir', reports, '--', '--grep', 'stop-ordering', '--workers', '1']);
+    return { run, results: readFileSync(`${reports}/shared-v1beta1/results.json`, 'utf8') };
+  })();
   const runs = await Promise.all(
     cases.map(async (c) => {
       const reports = test.info().outputPath(c.variant);
@@ -62,7 +82,24 @@ test('each fault scenario fails on the defect only its faults expose, naming wha
     expect(summary, `${variant} on ${scenario}`).toMatch(new RegExp(`${scenario} .*\\| FAIL`));
     expect(run.all, `${variant} on ${scenario}: the failure names what broke`).toContain(names);
   }
+  const { run, results } = await replay;
+  expect(run.exitCode, run.all).toBe(0);
+  expect(run.all).toContain(`fault schedule: ${file} (slow-writes: latency, cut-watches: watch-close, relist: watch-expire), run by every test`);
+  const timeline = timelineOf(results);
+  expect(timeline.entries.filter((e) => e.kind === 'fault').map((e) => `${e.status} ${e.item}`)).toEqual(expect.arrayContaining(['fired slow-writes', 'healed slow-writes', 'fired cut-watches', 'fired relist', 'healed relist']));
 });
+
+/** The timeline.json attachment of the one test in a results.json. */
+function timelineOf(results: string): Timeline {
+  const found: Timeline[] = [];
+  const walk = (suite: { suites?: unknown[]; specs?: { tests: { results: { attachments: { name: string; body?: string }[] }[] }[] }[] }) => {
+    for (const child of suite.suites ?? []) walk(child as typeof suite);
+    for (const spec of suite.specs ?? []) for (const t of spec.tests) for (const r of t.results) for (const a of r.attachments) if (a.name === 'timeline.json' && a.body) found.push(JSON.parse(Buffer.from(a.body, 'base64').toString('utf8')) as Timeline);
+  };
+  for (const suite of (JSON.parse(results) as { suites: Parameters<typeof walk>[0][] }).suites) walk(suite);
+  expect(found, 'one test with a timeline').toHaveLength(1);
+  return found[0];
+}
 
 /**
  * The lanes by the Agent Sandbox release they run (lanes of one release share one cluster), and

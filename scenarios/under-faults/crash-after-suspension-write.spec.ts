@@ -1,10 +1,11 @@
-import { expect, faultSchedule, invariantsIn, test } from '../../fixtures/conformance.ts';
+import { expect, faultSchedule, invariantsIn, test, workloadStopTakes } from '../../fixtures/conformance.ts';
 
 /**
- * A main command that ignores SIGTERM: the workload then stops only when its boundary SIGKILLs
- * it (2 s on), so the workload Pod is still going when the fresh driver's stop begins.
+ * A main command that ignores SIGTERM, SIGKILLed by the workload 6 s later: the workload Pod is
+ * still terminating when the fresh driver's stop begins (inside its 10 s grace).
  */
 const SLOW_TO_STOP_MAIN_COMMAND = ['sh', '-c', 'trap "" TERM; exec sleep 100000'];
+const MAIN_STOP_MS = 6_000;
 
 /**
  * Sieve's intermediate state, on the stop path: the driver is SIGKILLed (in process: halted)
@@ -30,7 +31,7 @@ test.use({
 });
 
 test('crash-after-suspension-write: killed right after its suspension write lands, a fresh driver finishes the stop in order', async ({ sandboxes, driver, timeline, schedule }) => {
-  const sandbox = await timeline.step('create', () => sandboxes.create({ name: 'crashsusp', command: SLOW_TO_STOP_MAIN_COMMAND }));
+  const sandbox = await timeline.step('create', () => sandboxes.create({ name: 'crashsusp', command: SLOW_TO_STOP_MAIN_COMMAND, environment: workloadStopTakes(MAIN_STOP_MS) }));
   // Not a step named after the call: the call is cut short by the crash, and the stop/ rules judge the call that returns.
   const cut = await timeline.step('the driver is killed right after its suspension write lands', () => driver.stop(sandbox.id)).then(
     () => undefined,
