@@ -77,6 +77,20 @@ test('observers: received before the upstream, answered after it; drop at answer
   expect(order).toEqual(['released', 'created']);
 });
 
+test('a body over 3 MiB passes uninspected: the observer sees no body, the upstream judges all of it (413, as when sent directly)', async () => {
+  const ns = await f.namespace('big');
+  const seen: { body: boolean; status?: number }[] = [];
+  const stop = f.proxy.observe((request, phase, _client, answer) => void (request.namespace === ns && seen.push({ body: 'body' in request, status: answer?.status })));
+  const big = { metadata: { name: 'big' }, data: { blob: 'x'.repeat(3.5 * 1024 * 1024) } };
+  const through = await f.raw(f.proxy.kubeconfig(0), 'POST', `/api/v1/namespaces/${ns}/configmaps`, big);
+  stop();
+  const direct = await f.raw(f.adminKubeconfig(), 'POST', `/api/v1/namespaces/${ns}/configmaps`, { ...big, metadata: { name: 'big-direct' } });
+  expect(through.status).toBe(direct.status);
+  expect(seen).toEqual([{ body: false }, { body: false, status: through.status }]);
+  const small = await f.raw(f.proxy.kubeconfig(0), 'POST', `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'small' } });
+  expect(small.status).toBe(201);
+});
+
 test('close() ends relayed watches and connections, and stops listening', async () => {
   const ns = await f.namespace('close');
   const sockets = () => process.getActiveResourcesInfo().filter((r) => r === 'TLSWrap' || r === 'TCPSocketWrap' || r === 'TCPServerWrap').length;
