@@ -38,6 +38,17 @@ export function activateTimes(proxy: FaultProxy, spec: ProxyFaultSpec, times: nu
   return fault;
 }
 
+/** `promise`, or a failure naming `stage` once `ms` pass without it settling. */
+export async function within<T>(promise: Promise<T>, stage: string, ms = 15_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${stage}: not within ${ms / 1000} s`)), ms)));
+  try {
+    return await Promise.race([promise, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export class ProxyFixture {
   proxy!: FaultProxy;
   /** client-node's clients through the proxy as client 0. */
