@@ -80,7 +80,7 @@ test('observers: received before the upstream, answered after it; drop at answer
 test('a body over 3 MiB passes uninspected: the observer sees no body, the upstream judges all of it (413, as when sent directly)', async () => {
   const ns = await f.namespace('big');
   const seen: { body: boolean; status?: number }[] = [];
-  const stop = f.proxy.observe((request, phase, _client, answer) => void (request.namespace === ns && seen.push({ body: 'body' in request, status: answer?.status })));
+  const stop = f.proxy.observe((request, _phase, _client, answer) => void (request.namespace === ns && seen.push({ body: 'body' in request, status: answer?.status })));
   const big = { metadata: { name: 'big' }, data: { blob: 'x'.repeat(3.5 * 1024 * 1024) } };
   const through = await f.raw(f.proxy.kubeconfig(0), 'POST', `/api/v1/namespaces/${ns}/configmaps`, big);
   stop();

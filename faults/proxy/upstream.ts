@@ -34,7 +34,7 @@ export class UpstreamIdentity {
   private readonly agent: Agent;
   private readonly server: URL;
 
-  constructor(private readonly kubeconfig: k8s.KubeConfig, private readonly tls: RequestOptions) {
+  constructor(private readonly kubeconfig: k8s.KubeConfig, tls: RequestOptions) {
     const cluster = kubeconfig.getCurrentCluster();
     if (!cluster) throw new Error('the upstream kubeconfig has no current cluster');
     this.server = new URL(cluster.server);
