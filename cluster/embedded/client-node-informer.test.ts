@@ -1,9 +1,10 @@
 /**
  * The real @kubernetes/client-node (1.4.0) informer against the embedded cluster: its callbacks
- * and cache, and its recovery when fault injection cuts its watch.
+ * and cache, and its recovery when its watch is cut (by a fault proxy in front of the cluster).
  */
 import * as k8s from '@kubernetes/client-node';
 import { expect, test } from '@playwright/test';
+import { activateTimes, proxyInFront } from '../../faults/proxy/test-kit.ts';
 import { ClientNodeFixture, mergePatch } from './test-kit.ts';
 
 const client = ClientNodeFixture.register();
@@ -35,10 +36,11 @@ test.describe('informer', () => {
     }
   });
 
-  test('recovers when fault injection cuts its watch, losing no event', async () => {
+  test('recovers when its watch is cut, losing no event', async () => {
     const ns = await client.namespace('inf-cut');
+    const proxy = await proxyInFront(client.cluster);
     const path = `/api/v1/namespaces/${ns}/configmaps`;
-    const informer = k8s.makeInformer(client.kc, path, () => client.core.listNamespacedConfigMap({ namespace: ns }));
+    const informer = k8s.makeInformer(proxy.kubeconfig(0), path, () => client.core.listNamespacedConfigMap({ namespace: ns }));
     const log: string[] = [];
     const errors: unknown[] = [];
     let connects = 0;
@@ -47,7 +49,8 @@ test.describe('informer', () => {
     informer.on('delete', (o) => log.push(`delete ${o.metadata!.name}`));
     informer.on('error', (e) => errors.push(e));
     informer.on('connect', () => connects++);
-    const fault = client.cluster.faults.add({ verb: 'watch', resource: 'configmaps', namespace: ns, closeWatchAfterEvents: 1, times: 3 });
+    // Three watch streams end after one event each, as a server ending a watch would.
+    const fault = activateTimes(proxy, { kind: 'watch-close', match: { verb: 'watch', resource: 'configmaps', namespace: ns }, afterEvents: 1 }, 3);
     await informer.start();
     try {
       const expected: string[] = [];
@@ -63,13 +66,14 @@ test.describe('informer', () => {
       expected.push('delete c5');
       await expect.poll(() => log).toEqual(expected);
       // Three watches were cut after one event each: the informer reconnected three times.
-      expect(client.cluster.faults.list().find((f) => f.id === fault.id)).toBeUndefined();
+      expect(fault.applied).toBe(3);
       expect(connects).toBeGreaterThanOrEqual(4);
       expect(errors).toEqual([]);
       expect(informer.list(ns).map((c) => c.metadata!.name).sort()).toEqual(['c0', 'c1', 'c2', 'c3', 'c4']);
     } finally {
       await informer.stop();
-      client.cluster.faults.remove(fault.id);
+      await fault.heal();
+      await proxy.close();
     }
   });
 });

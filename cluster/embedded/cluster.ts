@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { FaultInjector } from './api/faults.ts';
 import { AccessControl } from './auth/access-control.ts';
 import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from './auth/rbac/bootstrap-policy.ts';
 import { ApiServer } from './api/http-server.ts';
+import { RequestLog } from './api/request-log.ts';
 import { AGENT_SANDBOX_WEBHOOK, convertSandbox } from './agent-sandbox/conversion.ts';
 import { installAgentSandbox, type AgentSandboxInstallation, type AgentSandboxVersion } from './agent-sandbox/install.ts';
 import type { RealismOptions, ResolvedRealism } from './agent-sandbox/realism.ts';
@@ -53,7 +53,8 @@ export class EmbeddedCluster {
   readonly store: ObjectStore;
   readonly registry = new ResourceRegistry();
   readonly api: ObjectApi;
-  readonly faults = new FaultInjector();
+  /** Every client request the API server admits, for tests to count and spy on (it changes nothing). */
+  readonly requests = new RequestLog();
   readonly webhooks = new ConversionWebhooks();
   readonly token = randomBytes(24).toString('hex');
   readonly access: AccessControl;
@@ -98,7 +99,7 @@ export class EmbeddedCluster {
     ];
     const tls = await generateServingCertificate();
     this.caCert = tls.cert;
-    this.server = new ApiServer(this.api, this.faults, { access: this.access, tls, bookmarkIntervalMs: this.options.bookmarkIntervalMs });
+    this.server = new ApiServer(this.api, this.requests, { access: this.access, tls, bookmarkIntervalMs: this.options.bookmarkIntervalMs });
     this.port = await this.server.listen('127.0.0.1', this.options.port ?? 0);
     if (this.options.node) {
       this.nodeAgent = await NodeAgent.start(this.api, this.options.node, { addressOctet: this.addresses.octet });

@@ -39,7 +39,7 @@ test('a ServiceAccount without bindings: discovery and self-review only; 403 wor
   expect(await sa.fails(['-n', ns, 'create', 'deployment', 'web', '--image=nginx'])).toBe(
     `error: failed to create deployment: deployments.apps is forbidden: ${user(ns, 'nobody')} cannot create resource "deployments" in API group "apps" in the namespace "${ns}"`,
   );
-  expect(await sa.fails(['get', '--raw', '/embedded.admin/v1/faults'])).toBe(`Error from server (Forbidden): forbidden: ${user(ns, 'nobody')} cannot get path "/embedded.admin/v1/faults"`);
+  expect(await sa.fails(['get', '--raw', '/metrics'])).toBe(`Error from server (Forbidden): forbidden: ${user(ns, 'nobody')} cannot get path "/metrics"`);
   const whoami = await sa.ok(['auth', 'whoami', '-o', 'json']);
   expect(JSON.parse(whoami).status.userInfo).toMatchObject({ username: `system:serviceaccount:${ns}:nobody`, groups: ['system:serviceaccounts', `system:serviceaccounts:${ns}`, 'system:authenticated'] });
   expect((await sa.run(['-n', ns, 'auth', 'can-i', 'list', 'pods'])).stdout).toBe('no');

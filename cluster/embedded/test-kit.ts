@@ -133,16 +133,19 @@ export class KubectlFixture {
   }
 
   /**
-   * Counts watch requests on `resource` in `namespace` (with a no-op fault) so a test can make its
-   * change only once a waiting kubectl is really watching. `opened()` resolves at the first one.
+   * Counts watch requests on `resource` in `namespace` (through the cluster's request log) so a
+   * test can make its change only once a waiting kubectl is really watching. `opened()` resolves
+   * at the first one.
    */
   watchCounter(resource: string, namespace: string): { opened: () => Promise<void> } {
-    const fault = this.cluster.faults.add({ verb: 'watch', resource, namespace, latencyMs: 0 });
-    const hits = () => this.cluster.faults.list().find((f) => f.id === fault.id)?.hits ?? 0;
+    let watches = 0;
+    const stop = this.cluster.requests.listen((request) => {
+      if (request.verb === 'watch' && request.plural === resource && request.namespace === namespace) watches++;
+    });
     return {
       opened: async () => {
-        await expect.poll(hits, { message: `a watch on ${resource} in ${namespace}`, timeout: 30_000 }).toBeGreaterThan(0);
-        this.cluster.faults.remove(fault.id);
+        await expect.poll(() => watches, { message: `a watch on ${resource} in ${namespace}`, timeout: 30_000 }).toBeGreaterThan(0);
+        stop();
       },
     };
   }

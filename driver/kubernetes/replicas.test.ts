@@ -227,18 +227,22 @@ test.describe('two replicas, each reconciling every second', () => {
 
   test("a pass never reaps another replica's create inside its grace", async ({ lab }) => {
     const cluster = await lab.cluster();
-    const a = lab.driver(cluster, {}, 'A');
+    const proxy = await lab.proxy(cluster);
+    const a = lab.driver(cluster, {}, 'A', proxy);
     const b = lab.driver(cluster, {}, 'B'); // the default grace (5 min); passes run by hand below
     const spy = lab.spy(cluster);
     const timeline = lab.timeline(cluster);
     const crName = 'default--demo';
-    // A's create dwells in `preparing` while its Secrets are created; B passes over it then.
-    cluster.faults.add({ verb: 'create', resource: 'secrets', latencyMs: 2000, times: 1 });
+    // A's create dwells in `preparing`: its first Secret create is held at the proxy while B passes over it twice.
     const seenByB: string[] = [];
     let passes: Promise<void> | undefined;
+    proxy.observe((request, phase) => {
+      if (passes || phase !== 'received' || request.verb !== 'create' || request.resource !== 'secrets') return;
+      passes = b.reconcile().then(() => b.reconcile());
+      return passes;
+    });
     spy.onRequest((request) => {
       if (passes && request.verb === 'list' && request.resource === 'sandboxes.agents.x-k8s.io') seenByB.push(shows(cluster, crName));
-      if (!passes && request.verb === 'create' && request.resource === 'secrets') passes = b.reconcile().then(() => b.reconcile());
     });
 
     const created = await settles(a.create({ name: 'demo', command: MAIN }), 'create on A', () => shows(cluster, crName));

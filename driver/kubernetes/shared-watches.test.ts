@@ -3,6 +3,7 @@
  * (resource and namespace), each woken only by the objects it waits for, and nothing a wait
  * subscribed outlives it. Watch requests are counted where the API server receives them.
  */
+import { activateTimes } from '../../faults/proxy/test-kit.ts';
 import { SharedWatches } from './shared-watches.ts';
 import { MAIN, NAMESPACE, expect, pods, test } from './test-kit.ts';
 
@@ -39,10 +40,11 @@ test('waits on many objects of one collection share one watch, each woken by its
 test('a watch the server ends is reopened from where it stood and wakes every waiter', async ({ lab }) => {
   const cluster = await lab.cluster({ agentSandbox: null, node: false });
   const spy = lab.spy(cluster);
-  const watches = new SharedWatches(lab.kubeconfig(cluster), { lingerMs: 50 });
+  const proxy = await lab.proxy(cluster);
+  const watches = new SharedWatches(proxy.kubeconfig(0), { lingerMs: 50 });
   try {
     // The first watch stream ends after one event, as a server ending a watch would.
-    cluster.faults.add({ verb: 'watch', resource: 'pods', closeWatchAfterEvents: 1, times: 1 });
+    activateTimes(proxy, { kind: 'watch-close', match: { verb: 'watch', resource: 'pods' }, afterEvents: 1 }, 1);
     let woken = 0;
     const off = watches.subscribe([{ path: PODS, name: 'quiet' }], () => woken++);
     await expect.poll(() => spy.requests.filter((r) => r.verb === 'watch').length).toBe(1);

@@ -5,6 +5,8 @@
  * supervisor's UID precondition, the grace + headroom deadline, Secret failures as warnings,
  * and the `suspend-first` variant that reproduces the defect.
  */
+import type { EmbeddedCluster } from '../../cluster/embedded/cluster.ts';
+import { activateTimes } from '../../faults/proxy/test-kit.ts';
 import { statusOf, Kube } from './kube.ts';
 import {
   HOLD,
@@ -24,6 +26,35 @@ import {
   bootstrapping,
   type Seen,
 } from './test-kit.ts';
+
+/** The driver's guarded Sandbox patches, met by a genuine conflict (faults/proxy/). */
+const SANDBOX_PATCH_CONFLICT = { kind: 'conflict', match: { verb: 'patch', resource: 'sandboxes.agents.x-k8s.io' } } as const;
+
+const DENY_SECRET_DELETION = 'test-deny-secret-deletion';
+
+/**
+ * Every Secret deletion refused with 403, as a real cluster refuses it: a ValidatingAdmissionPolicy
+ * and its binding (the embedded cluster enforces them at once). `remove()` lifts it.
+ */
+function denySecretDeletion(cluster: EmbeddedCluster): { remove: () => void } {
+  const policies = cluster.api.target('admissionregistration.k8s.io/v1', 'validatingadmissionpolicies');
+  const bindings = cluster.api.target('admissionregistration.k8s.io/v1', 'validatingadmissionpolicybindings');
+  cluster.api.create(policies, {
+    metadata: { name: DENY_SECRET_DELETION },
+    spec: {
+      failurePolicy: 'Fail',
+      matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['DELETE'], resources: ['secrets'] }] },
+      validations: [{ expression: 'false', reason: 'Forbidden', message: 'no Secret may be deleted' }],
+    },
+  });
+  cluster.api.create(bindings, { metadata: { name: DENY_SECRET_DELETION }, spec: { policyName: DENY_SECRET_DELETION, validationActions: ['Deny'] } });
+  return {
+    remove: () => {
+      cluster.api.delete(bindings, DENY_SECRET_DELETION);
+      cluster.api.delete(policies, DENY_SECRET_DELETION);
+    },
+  };
+}
 
 /** Fails with the labels in watched order unless they already are in that order (strictly). */
 function expectInOrder(entries: [string, Seen | undefined][]): void {
@@ -116,22 +147,25 @@ test.describe('stop order', () => {
 test.describe('stop guards', () => {
   test('one 409 Conflict on patching the Sandbox is retried and the stop succeeds', async ({ lab }) => {
     const cluster = await lab.cluster();
-    const d = lab.driver(cluster);
+    const proxy = await lab.proxy(cluster);
+    const d = lab.driver(cluster, {}, undefined, proxy);
     const sb = await d.create({ name: 'demo', command: MAIN });
     const timeline = lab.timeline(cluster);
-    const conflict = cluster.faults.add({ verb: 'patch', resource: 'sandboxes.agents.x-k8s.io', status: 409, reason: 'Conflict', times: 1 });
+    // A genuine 409: a third party writes the Sandbox just before the driver's guarded patch.
+    const conflict = activateTimes(proxy, SANDBOX_PATCH_CONFLICT, 1);
     const stopped = await d.stop(sb.id);
-    expect(conflict.hits).toBe(1);
+    expect(conflict.applied).toBe(1);
     expect(stopped.phase).toBe('Stopped');
     expect(stopOrderViolations(timeline, sb.objects)).toEqual([]);
   });
 
   test('a 409 Conflict on each of the three stop patches is retried and the stop succeeds', async ({ lab }) => {
     const cluster = await lab.cluster();
-    const d = lab.driver(cluster);
+    const proxy = await lab.proxy(cluster);
+    const d = lab.driver(cluster, {}, undefined, proxy);
     const sb = await d.create({ name: 'demo', command: MAIN });
     const timeline = lab.timeline(cluster);
-    const conflict = () => cluster.faults.add({ verb: 'patch', resource: 'sandboxes.agents.x-k8s.io', status: 409, reason: 'Conflict', times: 1 });
+    const conflict = () => activateTimes(proxy, SANDBOX_PATCH_CONFLICT, 1);
     const faults = [conflict()]; // the stop-begin patch
     const armed = new Set<string>();
     timeline.onChange((seen) => {
@@ -143,9 +177,10 @@ test.describe('stop guards', () => {
       }
     });
     const stopped = await d.stop(sb.id);
-    expect(faults.map((f) => f.hits)).toEqual([1, 1, 1]);
+    expect(faults.map((f) => f.applied)).toEqual([1, 1, 1]);
     expect(stopped.phase).toBe('Stopped');
-    expect(timeline.bootstrapPhases(sb.objects.sandbox)).toEqual(['stop:releasing', 'stop:suspending', '-:cleared']);
+    // The first concurrent write lands before any stop phase: a change of the settled Sandbox.
+    expect(timeline.bootstrapPhases(sb.objects.sandbox)).toEqual(['-:cleared', 'stop:releasing', 'stop:suspending', '-:cleared']);
     expect(stopOrderViolations(timeline, sb.objects)).toEqual([]);
   });
 
@@ -252,16 +287,15 @@ test.describe('stop guards', () => {
     const sb = await d.create({ name: 'demo', command: MAIN });
     const { sandbox, workloadPod, secrets } = sb.objects;
     const timeline = lab.timeline(cluster);
-    const forbidden = cluster.faults.add({ verb: 'delete', resource: 'secrets', status: 403 });
+    const forbidden = denySecretDeletion(cluster);
 
     const stopped = await d.stop(sb.id);
     expect(stopped.phase).toBe('Stopped');
-    expect(forbidden.hits).toBe(2);
     const failed = stopped.conditions.filter((c) => c.type === 'CleanupFailed');
     // One condition, recorded on the Sandbox, naming each failure.
     expect(failed.map((c) => [c.status, c.reason])).toEqual([['True', 'GenerationSecretCleanupFailed']]);
     for (const secret of secrets) {
-      expect(failed[0].message).toContain(`deleting generation Secret ${secret} failed: injected fault: Forbidden on delete secrets "${secret}"`);
+      expect(failed[0].message).toContain(`deleting generation Secret ${secret} failed: secrets "${secret}" is forbidden: ValidatingAdmissionPolicy '${DENY_SECRET_DELETION}' with binding '${DENY_SECRET_DELETION}' denied request: no Secret may be deleted`);
       expect(lab.logs.some((line) => line.includes(`deleting generation Secret ${secret} failed`))).toBe(true);
     }
     // The workload was suspended and the stop completed all the same.
@@ -274,7 +308,7 @@ test.describe('stop guards', () => {
     expect((await d.get(sb.id)).conditions.filter((c) => c.type === 'CleanupFailed')).toEqual(failed);
     expect((await d.get(sb.id)).phase).toBe('Stopped');
 
-    cluster.faults.remove(forbidden.id);
+    forbidden.remove();
     const started = await d.start(sb.id);
     expect(started.phase).toBe('Ready');
     expect(started.conditions.filter((c) => c.type === 'CleanupFailed')).toEqual([]);

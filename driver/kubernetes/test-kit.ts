@@ -14,6 +14,7 @@ import { EmbeddedCluster } from '../../cluster/embedded/cluster.ts';
 import type { DeleteOptions, PatchType, Target } from '../../cluster/embedded/registry/object-api.ts';
 import type { KubeObject } from '../../cluster/embedded/types.ts';
 import { FIXTURE_PROGRAMS_ON_EMBEDDED_NODE } from '../../fixtures/programs/catalogue.ts';
+import { proxyInFront, type FaultProxy } from '../../faults/proxy/test-kit.ts';
 import { DriverError, type CallOptions, type DriverCapabilities } from '../compute-driver.ts';
 import { Gateway, type Sandbox, type SandboxRequest } from '../gateway/gateway.ts';
 import type { SandboxPhase } from '../gateway/phase.ts';
@@ -232,7 +233,7 @@ export interface PatchSeen {
 }
 
 /**
- * Records what clients send: every HTTP request (as the API server's fault hook sees it), and
+ * Records what clients send: every HTTP request (as the API server's request log hears it), and
  * the deletes and patches it then serves. In-process controllers do not go through the hook;
  * their deletes and patches are recorded too, so filter by name or field manager.
  */
@@ -243,14 +244,11 @@ export class ApiSpy {
   private readonly requestListeners: ((request: RequestSeen) => void)[] = [];
 
   constructor(cluster: EmbeddedCluster) {
-    const faults = cluster.faults;
-    const take = faults.take.bind(faults);
-    faults.take = (request) => {
+    cluster.requests.listen((request) => {
       const seen: RequestSeen = { verb: request.verb, resource: request.group ? `${request.plural}.${request.group}` : request.plural, namespace: request.namespace, name: request.name, revision: cluster.store.currentRevision() };
       this.requests.push(seen);
       for (const listener of this.requestListeners) listener(seen);
-      return take(request);
-    };
+    });
     const api = cluster.api;
     const del = api.delete.bind(api);
     api.delete = (target: Target, name: string, options: DeleteOptions = {}) => {
@@ -403,6 +401,7 @@ export interface ClusterChoice {
 export class Lab {
   readonly logs: string[] = [];
   private readonly clusters: EmbeddedCluster[] = [];
+  private readonly proxies: FaultProxy[] = [];
   private readonly drivers: TestDriver[] = [];
   private readonly timelines: Timeline[] = [];
   private readonly aborts: AbortController[] = [];
@@ -414,6 +413,13 @@ export class Lab {
     return cluster;
   }
 
+  /** A fault proxy in front of `cluster` (faults/proxy/), for drivers made with `through` it. */
+  async proxy(cluster: EmbeddedCluster): Promise<FaultProxy> {
+    const proxy = await proxyInFront(cluster);
+    this.proxies.push(proxy);
+    return proxy;
+  }
+
   kubeconfig(cluster: EmbeddedCluster): k8s.KubeConfig {
     const kc = new k8s.KubeConfig();
     kc.loadFromString(cluster.kubeconfig());
@@ -423,11 +429,12 @@ export class Lab {
   /**
    * A driver with FAST settings; an option given as undefined falls back to the driver's own
    * default. A `replica` name prefixes its log lines (`A: …`), so tests can tell replicas apart.
+   * `through` a fault proxy, the driver reaches the cluster as the proxy's client 0.
    */
-  driver(cluster: EmbeddedCluster | k8s.KubeConfig, options: Partial<Omit<DriverOptions, 'kubeconfig'>> = {}, replica?: string): TestDriver {
+  driver(cluster: EmbeddedCluster | k8s.KubeConfig, options: Partial<Omit<DriverOptions, 'kubeconfig'>> = {}, replica?: string, through?: FaultProxy): TestDriver {
     const merged: Record<string, unknown> = { ...FAST, ...options };
     for (const key of Object.keys(merged)) if (merged[key] === undefined) delete merged[key];
-    const kubeconfig = cluster instanceof EmbeddedCluster ? this.kubeconfig(cluster) : cluster;
+    const kubeconfig = through ? through.kubeconfig(0) : cluster instanceof EmbeddedCluster ? this.kubeconfig(cluster) : cluster;
     const log = (line: string) => this.logs.push(replica ? `${replica}: ${line}` : line);
     const driver = new KubernetesDriver({ ...(merged as Partial<DriverOptions>), kubeconfig, log });
     const tested = new TestDriver(driver, new Gateway({ clients: [driver], pollIntervalMs: 250 }), cluster instanceof EmbeddedCluster ? cluster : undefined);
@@ -456,6 +463,7 @@ export class Lab {
     for (const controller of this.aborts) controller.abort();
     for (const timeline of this.timelines) timeline.stop();
     for (const driver of this.drivers.splice(0).reverse()) await driver.close();
+    for (const proxy of this.proxies.splice(0)) await proxy.close();
     for (const cluster of this.clusters.splice(0).reverse()) await cluster.stop();
   }
 }

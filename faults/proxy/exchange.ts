@@ -13,28 +13,29 @@ export const BODY_INSPECTION_LIMIT = 3 * 1024 * 1024;
 /** A request body: whole, or (beyond the limit) the chunks read so far and the rest still in the request. */
 export type RequestBody = { whole: Buffer } | { head: Buffer[]; rest: IncomingMessage };
 
-export async function readRequestBody(req: IncomingMessage): Promise<RequestBody> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size > BODY_INSPECTION_LIMIT) {
+export function readRequestBody(req: IncomingMessage): Promise<RequestBody> {
+  // Events rather than for-await: leaving a for-await loop early would destroy the request.
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size <= BODY_INSPECTION_LIMIT) return;
       req.pause();
-      return { head: chunks, rest: req };
-    }
-  }
-  return { whole: Buffer.concat(chunks) };
+      req.off('data', onData).off('end', onEnd);
+      resolve({ head: chunks, rest: req });
+    };
+    const onEnd = () => resolve({ whole: Buffer.concat(chunks) });
+    req.on('data', onData).once('end', onEnd).once('error', reject);
+  });
 }
 
 /** Sends a request with its body upstream and resolves with the answer's head, its body unread. */
 export async function sendUpstream(identity: UpstreamIdentity, method: string, path: string, headers: Record<string, string | string[]>, body: RequestBody): Promise<IncomingMessage> {
   if ('whole' in body) return (await identity.answerWhole(method, path, headers, body.whole.length ? body.whole : undefined)).response;
   const upstream = await identity.send(method, path, headers);
-  const answer = answerOf(upstream);
-  for (const chunk of body.head) upstream.write(chunk);
-  body.rest.pipe(upstream);
-  return answer;
+  return answerOf(upstream, body.head, body.rest);
 }
 
 export interface UpstreamAnswerBytes {

@@ -8,7 +8,7 @@ import { expect, test } from '@playwright/test';
 import { PassThrough } from 'node:stream';
 import { failure, podBody } from '../../cluster/embedded/test-kit.ts';
 import { FaultProxy, narrowedAccept } from './fault-proxy.ts';
-import { ProxyFixture } from './test-kit.ts';
+import { ProxyFixture, within } from './test-kit.ts';
 
 const f = ProxyFixture.register({ node: { backoffMs: 100, maxBackoffMs: 400 } });
 
@@ -72,9 +72,23 @@ test('observers: received before the upstream, answered after it; drop at answer
   await expect.poll(async () => (await f.direct.listNamespacedConfigMap({ namespace: ns })).items.map((c) => c.metadata?.name), { message: 'the held create stays out' }).toEqual(['landed']);
   order.push('released');
   release();
-  await held;
+  await within(held, 'the held create, once released');
   unhold();
   expect(order).toEqual(['released', 'created']);
+});
+
+test('a body over 3 MiB passes uninspected: the observer sees no body, the upstream judges all of it (413, as when sent directly)', async () => {
+  const ns = await f.namespace('big');
+  const seen: { body: boolean; status?: number }[] = [];
+  const stop = f.proxy.observe((request, _phase, _client, answer) => void (request.namespace === ns && seen.push({ body: 'body' in request, status: answer?.status })));
+  const big = { metadata: { name: 'big' }, data: { blob: 'x'.repeat(3.5 * 1024 * 1024) } };
+  const through = await f.raw(f.proxy.kubeconfig(0), 'POST', `/api/v1/namespaces/${ns}/configmaps`, big);
+  stop();
+  const direct = await f.raw(f.adminKubeconfig(), 'POST', `/api/v1/namespaces/${ns}/configmaps`, { ...big, metadata: { name: 'big-direct' } });
+  expect(through.status).toBe(direct.status);
+  expect(seen).toEqual([{ body: false }, { body: false, status: through.status }]);
+  const small = await f.raw(f.proxy.kubeconfig(0), 'POST', `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'small' } });
+  expect(small.status).toBe(201);
 });
 
 test('close() ends relayed watches and connections, and stops listening', async () => {
@@ -96,7 +110,7 @@ test('close() ends relayed watches and connections, and stops listening', async 
   await f.direct.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'seen' } } });
   await expect.poll(() => events, { message: 'the watch relays' }).toEqual(['ADDED seen']);
   await proxy.close();
-  await watching;
+  await within(watching, 'the watch ending as the proxy closes');
   expect(ended).toBeNull();
   await expect(kc.makeApiClient(k8s.CoreV1Api).listNamespacedConfigMap({ namespace: ns })).rejects.toThrow(/ECONNREFUSED/);
   await expect.poll(sockets, { message: 'every socket of the proxy closed' }).toBeLessThanOrEqual(before);
@@ -128,12 +142,12 @@ test('kubectl get -w through the proxy: the Table stream is relayed event by eve
   const watching = f.kubectl.spawn(['-n', ns, 'get', 'configmaps', '-w', '--output-watch-events'], { kubeconfig });
   let out = '';
   watching.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  await sent;
+  await within(sent, "kubectl's watch request");
   stop();
   await f.direct.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'watched' } } });
   await expect.poll(() => out, { message: 'the watched create as a Table row' }).toMatch(/^EVENT\s+NAME\s+DATA\s+AGE\nADDED\s+watched\s+0\s+\S+\n$/);
   watching.kill('SIGKILL');
-  await watching;
+  await within(watching, 'kubectl exiting on SIGKILL');
 });
 
 test('narrowedAccept keeps the JSON forms a watch offers (Tables too) and a protobuf-only Accept as it is', () => {

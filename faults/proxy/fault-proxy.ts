@@ -7,7 +7,7 @@
  */
 import * as k8s from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
@@ -69,7 +69,7 @@ interface ResumeRefusal {
   onRefused: () => void;
 }
 
-export class FaultProxy implements ProxyContext {
+export class FaultProxy {
   readonly url: string;
   private readonly tokens = new Map<number, string>();
   private readonly clientsByToken = new Map<string, number>();
@@ -83,14 +83,22 @@ export class FaultProxy implements ProxyContext {
   private refusals: ResumeRefusal[] = [];
   private readonly closing = new AbortController();
   private closed?: Promise<void>;
+  /** What the fault kinds may use of the proxy. */
+  private readonly context: ProxyContext;
 
   private constructor(
     private readonly server: Server,
     private readonly ca: string,
     private readonly driver: UpstreamIdentity | undefined,
-    readonly thirdParty: UpstreamIdentity,
+    private readonly thirdParty: UpstreamIdentity,
   ) {
     this.url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    this.context = {
+      thirdParty,
+      signal: this.closing.signal,
+      forwardObserved: (exchange) => this.forwardObserved(exchange),
+      refuseNextResume: (watch, oldest, onRefused) => void this.refusals.push({ client: watch.client, pathname: watch.pathname, oldest, onRefused }),
+    };
   }
 
   static async start(options: FaultProxyOptions): Promise<FaultProxy> {
@@ -105,10 +113,6 @@ export class FaultProxy implements ProxyContext {
     server.on('request', (req: IncomingMessage, res: ServerResponse) => proxy.serve(req, res));
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => proxy.serveUpgrade(req, socket, head));
     return proxy;
-  }
-
-  get signal(): AbortSignal {
-    return this.closing.signal;
   }
 
   /**
@@ -146,6 +150,8 @@ export class FaultProxy implements ProxyContext {
   /** Writes `kubeconfig(client, upstream)` to `path`, readable by its owner only (it holds a token). */
   writeKubeconfig(path: string, client: number, upstream?: k8s.KubeConfig): void {
     writeFileSync(path, this.kubeconfig(client, upstream).exportConfig(), { mode: 0o600 });
+    // A file that was there before keeps its mode through writeFileSync.
+    chmodSync(path, 0o600);
   }
 
   /** Whom client `client`'s requests go upstream as. */
@@ -159,7 +165,7 @@ export class FaultProxy implements ProxyContext {
   activate(spec: ProxyFaultSpec, onApplied?: AppliedListener): ActiveFault {
     const Kind = KINDS[spec.kind];
     if (!Kind) throw new Error(`unknown proxy fault kind ${JSON.stringify((spec as { kind?: unknown }).kind)}; known: ${Object.keys(KINDS).join(', ')}`);
-    const fault = new Kind(spec as never, this, onApplied);
+    const fault = new Kind(spec as never, this.context, onApplied);
     this.faults.push(fault);
     for (const watch of this.watches) if (fault.matches(watch.request, watch.client)) fault.onWatch(watch, true);
     return {
@@ -214,7 +220,7 @@ export class FaultProxy implements ProxyContext {
     return match ? this.clientsByToken.get(match[1]) : undefined;
   }
 
-  async forwardObserved(exchange: Exchange): Promise<UpstreamAnswerBytes | undefined> {
+  private async forwardObserved(exchange: Exchange): Promise<UpstreamAnswerBytes | undefined> {
     const answer = await exchange.forward();
     const body = answer.headers['content-type']?.includes('json') ? parseJson(answer.body) : undefined;
     if ((await this.notify(exchange.request, 'answered', exchange.client, { status: answer.status, body })) === 'drop') {
@@ -224,9 +230,6 @@ export class FaultProxy implements ProxyContext {
     return answer;
   }
 
-  refuseNextResume(watch: RelayedWatch, oldest: number, onRefused: () => void): void {
-    this.refusals.push({ client: watch.client, pathname: watch.pathname, oldest, onRefused });
-  }
 
   private async notify(request: KubeRequest, phase: 'received' | 'answered', client: number, answer?: { status: number; body?: unknown }): Promise<'drop' | undefined> {
     let verdict: 'drop' | undefined;

@@ -3,15 +3,51 @@
  * kubectl run against it, cluster/embedded/test-kit.ts) and a FaultProxy in front of it, whose
  * client kubeconfigs the tests hand to @kubernetes/client-node and kubectl. Both the driver's
  * identity and the third party are the cluster's administrator here: RBAC is not what these
- * tests are about.
+ * tests are about. Other rooms' tests put a proxy in front of their own cluster with
+ * `proxyInFront` and count faults with `activateTimes`.
  */
 import * as k8s from '@kubernetes/client-node';
 import { test } from '@playwright/test';
 import { request, type RequestOptions } from 'node:https';
 import { join } from 'node:path';
-import type { EmbeddedClusterOptions } from '../../cluster/embedded/cluster.ts';
+import type { EmbeddedCluster, EmbeddedClusterOptions } from '../../cluster/embedded/cluster.ts';
 import { KubectlFixture } from '../../cluster/embedded/test-kit.ts';
 import { FaultProxy } from './fault-proxy.ts';
+import type { ActiveFault, ProxyFaultSpec } from './proxy-fault.ts';
+
+export type { FaultProxy };
+
+/** The cluster's own administrator kubeconfig. */
+export function adminKubeconfig(cluster: EmbeddedCluster): k8s.KubeConfig {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromString(cluster.kubeconfig());
+  return kc;
+}
+
+/** A FaultProxy in front of `cluster`, its administrator as both the driver and the third party; the caller closes it. */
+export function proxyInFront(cluster: EmbeddedCluster): Promise<FaultProxy> {
+  const admin = adminKubeconfig(cluster);
+  return FaultProxy.start({ upstream: admin, thirdParty: admin });
+}
+
+/** `spec` in force until it has acted `times` times, then healed: a counted fault, as a schedule makes one. */
+export function activateTimes(proxy: FaultProxy, spec: ProxyFaultSpec, times: number): ActiveFault {
+  const fault: ActiveFault = proxy.activate(spec, () => {
+    if (fault.applied >= times) void fault.heal();
+  });
+  return fault;
+}
+
+/** `promise`, or a failure naming `stage` once `ms` pass without it settling. */
+export async function within<T>(promise: Promise<T>, stage: string, ms = 15_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${stage}: not within ${ms / 1000} s`)), ms)));
+  try {
+    return await Promise.race([promise, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 export class ProxyFixture {
   proxy!: FaultProxy;
@@ -30,18 +66,14 @@ export class ProxyFixture {
     return fixture;
   }
 
-  /** The cluster's own administrator kubeconfig. */
   adminKubeconfig(): k8s.KubeConfig {
-    const kc = new k8s.KubeConfig();
-    kc.loadFromString(this.kubectl.cluster.kubeconfig());
-    return kc;
+    return adminKubeconfig(this.kubectl.cluster);
   }
 
   private async start(): Promise<void> {
-    const admin = this.adminKubeconfig();
-    this.proxy = await FaultProxy.start({ upstream: admin, thirdParty: admin });
+    this.proxy = await proxyInFront(this.kubectl.cluster);
     this.core = this.proxy.kubeconfig(0).makeApiClient(k8s.CoreV1Api);
-    this.direct = admin.makeApiClient(k8s.CoreV1Api);
+    this.direct = this.adminKubeconfig().makeApiClient(k8s.CoreV1Api);
   }
 
   /** The path of client `client`'s kubeconfig file for kubectl (written beside the cluster's). */

@@ -34,7 +34,7 @@ export class UpstreamIdentity {
   private readonly agent: Agent;
   private readonly server: URL;
 
-  constructor(private readonly kubeconfig: k8s.KubeConfig, private readonly tls: RequestOptions) {
+  constructor(private readonly kubeconfig: k8s.KubeConfig, tls: RequestOptions) {
     const cluster = kubeconfig.getCurrentCluster();
     if (!cluster) throw new Error('the upstream kubeconfig has no current cluster');
     this.server = new URL(cluster.server);
@@ -116,12 +116,18 @@ export class UpstreamIdentity {
   }
 }
 
-/** Sends `body` (or ends the request) and resolves with the answer's head. */
-export function answerOf(request: ClientRequest, body?: Buffer): Promise<IncomingMessage> {
+/**
+ * Sends the body and resolves with the answer's head: `body` whole, or (a body too large to
+ * buffer) its chunks read so far and then the rest piped from `rest`, which ends the request.
+ */
+export function answerOf(request: ClientRequest, body?: Buffer | Buffer[], rest?: NodeJS.ReadableStream): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     request.once('response', resolve);
     request.once('error', reject);
-    request.end(body);
+    if (!Array.isArray(body)) return void request.end(body);
+    for (const chunk of body) request.write(chunk);
+    if (rest) rest.pipe(request);
+    else request.end();
   });
 }
 

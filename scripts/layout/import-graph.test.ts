@@ -66,7 +66,7 @@ test.describe('the checker', () => {
     expect(
       directionViolations(
         seeded({
-          'fixtures/fault-injection.ts': ['cluster/embedded/api/faults.ts', 'cluster/cluster-provider.ts', 'fixtures/run-value.ts'],
+          'fixtures/fault-injection.ts': ['cluster/embedded/api/request-log.ts', 'cluster/cluster-provider.ts', 'fixtures/run-value.ts'],
           'timeline/render/html.ts': ['timeline/evaluate/verdict.ts', 'timeline/model.ts'],
           'scripts/lane.ts': ['timeline/evaluate/registry.ts', 'fixtures/programs/catalogue.ts'],
         }),

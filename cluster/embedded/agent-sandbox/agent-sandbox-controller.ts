@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { FaultInjector } from '../api/faults.ts';
+import { FaultInjector } from './controller-request-faults.ts';
 import { ApiError } from '../errors.ts';
 import type { ObjectApi } from '../registry/object-api.ts';
 import type { StoreEvent } from '../store/object-store.ts';

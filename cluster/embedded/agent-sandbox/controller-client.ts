@@ -3,10 +3,9 @@
  * reads come from the informer cache (possibly stale), writes go to the API server with the
  * controller's field manager. An optional FaultInjector of its own fails the controller's
  * requests (reads included, as if the cache read failed), so tests can make exactly the
- * controller's Pod delete or annotation patch fail without touching clients' requests. Only a
- * fault's status applies here; the controller's calls are synchronous, so latencyMs is not.
+ * controller's Pod delete or annotation patch fail without touching clients' requests.
  */
-import type { FaultInjector } from '../api/faults.ts';
+import type { FaultInjector } from './controller-request-faults.ts';
 import type { ObjectApi, Target, WriteOptions } from '../registry/object-api.ts';
 import type { KubeObject } from '../types.ts';
 import type { CachedResource, InformerCache } from './informer-cache.ts';

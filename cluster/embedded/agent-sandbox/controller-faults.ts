@@ -17,7 +17,7 @@
 import { randomUUID } from 'node:crypto';
 import { FaultBody, MAX_FAULT_MS } from '../api/fault-hook-spec.ts';
 import type { FaultHooks } from '../api/fault-hooks-admin.ts';
-import type { FaultInjector } from '../api/faults.ts';
+import type { FaultInjector } from './controller-request-faults.ts';
 import { GROUP } from './agent-sandbox-names.ts';
 import type { InformerCache } from './informer-cache.ts';
 

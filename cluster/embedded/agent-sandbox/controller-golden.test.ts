@@ -6,7 +6,7 @@
  * steady answer to it (realism has its own tests); UIDs are masked.
  */
 import { expect, test } from '@playwright/test';
-import type { FaultSpec } from '../api/faults.ts';
+import type { FaultSpec } from './controller-request-faults.ts';
 import type { Condition } from './conditions.ts';
 import { expectGolden, goldenCases, readGoldenInput, SandboxWorld } from './test-kit.ts';
 import { POD_NAME_ANNOTATION } from './agent-sandbox-names.ts';

@@ -13,9 +13,8 @@ import { isPlainObject, type KubeObject } from '../types.ts';
 import { decodeObject, decodePatch, readBody } from './body.ts';
 import { deleteOptions } from './delete-options.ts';
 import { isWebSocketUpgrade, parseExecQuery, rejectUpgrade, serveExecOverWebSocket } from './exec-stream.ts';
-import { FAULT_ADMIN_PREFIX, serveFaultAdmin } from './fault-admin.ts';
 import { faultHookOf, serveFaultHooks, type FaultHookName, type FaultHooks } from './fault-hooks-admin.ts';
-import type { FaultInjector, RequestAttributes } from './faults.ts';
+import type { RequestAttributes, RequestLog } from './request-log.ts';
 import { serveMetadata } from './metadata-routes.ts';
 import { assertJsonAcceptable } from './negotiation.ts';
 import { noNodeAgent, type NodeBackend } from './node-backend.ts';
@@ -51,7 +50,7 @@ export class ApiServer {
 
   constructor(
     private readonly api: ObjectApi,
-    private readonly faults: FaultInjector,
+    private readonly requests: RequestLog,
     private readonly options: ApiServerOptions,
   ) {
     this.bookmarkIntervalMs = options.bookmarkIntervalMs ?? 10_000;
@@ -97,9 +96,8 @@ export class ApiServer {
       if (['/healthz', '/livez', '/readyz'].includes(url.pathname)) return sendText(res, 200, 'ok');
       const user = this.access.authenticate(req.headers.authorization);
       const request = parseResourcePath(url.pathname, (g, v, segment) => !!this.api.registry.lookup(g, v, segment));
-      // Discovery, OpenAPI, version and the admin endpoint are non-resource paths, authorized as such.
+      // Discovery, OpenAPI, version and the fault hooks' admin endpoints are non-resource paths, authorized as such.
       if (!request) this.access.authorize(user, () => nonResourceAttributes(req.method, url.pathname));
-      if (url.pathname.startsWith(FAULT_ADMIN_PREFIX)) return await serveFaultAdmin(req, res, url, this.faults);
       const hook = faultHookOf(url.pathname);
       if (hook) return await serveFaultHooks(req, res, url, hook, this.faultHooks.get(hook));
       if (serveMetadata(req, res, url, this.api.registry)) return;
@@ -134,9 +132,7 @@ export class ApiServer {
     if (REVIEW_RESOURCES.has(resourceKey(type.group, type.plural)) && verb !== 'create') throw errors.methodNotAllowed(req.method ?? '');
     const attributes: RequestAttributes = { verb, group: type.group, plural: type.plural, subresource: sub, namespace: request.namespace, name: request.name };
     this.access.authorize(user, () => authorizationAttributes(attributes, url));
-    const fault = this.faults.take(attributes);
-    if (fault.latencyMs > 0) await new Promise((r) => setTimeout(r, fault.latencyMs));
-    if (fault.error) throw fault.error;
+    this.requests.record(attributes);
 
     const table = wantsTable(req.headers.accept);
     const name = request.name;
@@ -169,7 +165,6 @@ export class ApiServer {
             allowWatchBookmarks: queryFlag(url, 'allowWatchBookmarks'),
             timeoutSeconds: queryInt(url, 'timeoutSeconds'),
             bookmarkIntervalMs: this.bookmarkIntervalMs,
-            closeAfterEvents: fault.closeWatchAfterEvents,
           },
           res,
           (stop) => {
@@ -268,8 +263,7 @@ export class ApiServer {
       }
       const attributes: RequestAttributes = { verb: 'create', group: '', plural: 'pods', subresource: request.subresource, namespace: request.namespace, name: request.name };
       this.access.authorize(user, () => authorizationAttributes(attributes, url));
-      const fault = this.faults.take(attributes);
-      if (fault.error) throw fault.error;
+      this.requests.record(attributes);
       const target = this.api.target('v1', 'pods', request.namespace);
       const pod = this.api.get(target, request.name);
       const phase = (pod.status as { phase?: string } | undefined)?.phase;

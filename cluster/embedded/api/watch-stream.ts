@@ -11,8 +11,6 @@ export interface WatchStreamOptions extends WatchOptions {
   allowWatchBookmarks: boolean;
   timeoutSeconds?: number;
   bookmarkIntervalMs: number;
-  /** Fault injection: end the stream after this many events. */
-  closeAfterEvents?: number;
 }
 
 /**
@@ -35,7 +33,6 @@ export function streamWatch(
     res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
     res.flushHeaders();
   };
-  let sent = 0;
   let finished = false;
   const timers: NodeJS.Timeout[] = [];
   let unsubscribe: (() => void) | undefined;
@@ -58,8 +55,6 @@ export function streamWatch(
     if (finished) return;
     open();
     res.write(encoder.line(type, object, representation, render));
-    sent++;
-    if (options.closeAfterEvents !== undefined && sent >= options.closeAfterEvents) finish();
   };
   try {
     unsubscribe = api.watch(target, options, emit);
@@ -70,10 +65,7 @@ export function streamWatch(
     finish();
     return;
   }
-  // Finished while replaying (closeAfterEvents): the subscription did not exist yet when finish ran.
-  if (finished) return void unsubscribe();
   open();
-  if (options.closeAfterEvents === 0) finish();
   if (options.timeoutSeconds !== undefined && options.timeoutSeconds > 0) timers.push(setTimeout(finish, options.timeoutSeconds * 1000));
   if (options.allowWatchBookmarks) {
     const bookmark = () => {

@@ -1,4 +1,4 @@
-import type { RequestAttributes } from '../api/faults.ts';
+import type { RequestAttributes } from '../api/request-log.ts';
 import type { Attributes } from './rbac/policy-rules.ts';
 
 /**
@@ -16,7 +16,7 @@ export function authorizationAttributes(request: RequestAttributes, url: URL): A
   return { kind: 'resource', verb: request.verb, group: request.group, resource: request.plural, subresource: request.subresource, namespace: request.namespace, name };
 }
 
-/** A non-resource request (discovery, OpenAPI, /version, the admin endpoint): the lower-cased method and the path. */
+/** A non-resource request (discovery, OpenAPI, /version): the lower-cased method and the path. */
 export function nonResourceAttributes(method: string | undefined, path: string): Attributes {
   return { kind: 'path', verb: (method ?? 'GET').toLowerCase(), path };
 }

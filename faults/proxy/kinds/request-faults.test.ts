@@ -7,7 +7,7 @@ import * as k8s from '@kubernetes/client-node';
 import { expect, test } from '@playwright/test';
 import { failure, mergePatch } from '../../../cluster/embedded/test-kit.ts';
 import type { ActiveFault, ProxyFaultSpec } from '../proxy-fault.ts';
-import { ProxyFixture } from '../test-kit.ts';
+import { ProxyFixture, within } from '../test-kit.ts';
 import { CONCURRENT_WRITE_ANNOTATION } from './request-faults.ts';
 
 const f = ProxyFixture.register();
@@ -30,10 +30,10 @@ test('latency: the delayed request is answered after a later one without the fau
   const slowReceived = new Promise<void>((resolve) => (received = resolve));
   const stop = f.proxy.observe((request, phase) => void (phase === 'received' && request.name === 'slow' && received()));
   const slow = f.core.readNamespacedConfigMap({ namespace: ns, name: 'slow' }).then(() => order.push('slow'));
-  await slowReceived;
+  await within(slowReceived, 'the slow get at the proxy');
   stop();
   await f.core.readNamespacedConfigMap({ namespace: ns, name: 'fast' }).then(() => order.push('fast'));
-  await slow;
+  await within(slow, 'the slow get answered');
   await fault.heal();
   expect(order).toEqual(['fast', 'slow']);
   expect(fault.applied).toBe(1);

@@ -9,7 +9,7 @@ import * as k8s from '@kubernetes/client-node';
 import { expect, test } from '@playwright/test';
 import { startWatch, type RunningWatch } from '../../../cluster/embedded/test-kit.ts';
 import type { ProxyFaultSpec } from '../proxy-fault.ts';
-import { ProxyFixture } from '../test-kit.ts';
+import { ProxyFixture, within } from '../test-kit.ts';
 
 const f = ProxyFixture.register();
 
@@ -38,7 +38,7 @@ test('watch-close: the stream ends cleanly after N more events', async () => {
   const what: string[] = [];
   const fault = activate({ kind: 'watch-close', match: { namespace: ns, client: 0 }, afterEvents: 2 }, what);
   await create(ns, 'a', 'b', 'c');
-  expect(await watched.done).toBeNull();
+  expect(await within(watched.done, 'the closed stream ending')).toBeNull();
   await expect.poll(() => names(control), { message: 'the unfaulted stream goes on' }).toEqual(['ADDED a', 'ADDED b', 'ADDED c']);
   expect(names(watched)).toEqual(['ADDED a', 'ADDED b']);
   expect(what).toEqual(['ended the stream after 2 events']);
@@ -58,7 +58,7 @@ for (const release of ['deliver', 'close'] as const) {
     expect(names(watched)).toEqual([]);
     await fault.heal();
     await expect.poll(() => names(watched), { message: 'the held events' }).toEqual(['ADDED a', 'ADDED b']);
-    if (release === 'close') expect(await watched.done).toBeNull();
+    if (release === 'close') expect(await within(watched.done, 'the released stream ending')).toBeNull();
     else {
       await create(ns, 'c');
       await expect.poll(() => names(watched), { message: 'the stream goes on' }).toEqual(['ADDED a', 'ADDED b', 'ADDED c']);
@@ -83,7 +83,7 @@ test('watch-hold, release expire: the held events are dropped, the resume gets 4
   informer.on('update', (c) => informed.push(`update ${c.metadata?.name}`));
   const opened = new Promise<void>((resolve) => informer.on('connect', () => resolve()));
   await informer.start();
-  await opened;
+  await within(opened, "the informer's first watch");
   await expect.poll(() => informed, { message: 'the first list' }).toEqual(['add before']);
   const control = await startWatch(f.proxy.kubeconfig(1), path, { resourceVersion: (await f.direct.listNamespacedConfigMap({ namespace: ns })).metadata!.resourceVersion! });
 
@@ -98,7 +98,7 @@ test('watch-hold, release expire: the held events are dropped, the resume gets 4
   await expect.poll(() => names(control), { message: 'the event exists' }).toEqual(['ADDED during']);
   expect(informed).toEqual(['add before']);
   await fault.heal();
-  await refused;
+  await within(refused, 'the refused resume');
   // The relist brings what the dropped events said; the informer never saw them as events.
   await expect.poll(() => informer.list().map((c) => c.metadata?.name).sort(), { message: 'the relist' }).toEqual(['before', 'during']);
   expect(informed).toEqual(['add before', 'add during']);
@@ -112,11 +112,11 @@ test('watch-expire: open streams end; a resume gets HTTP 200 and one ERROR 410 E
   const { watched, control, from } = await watchPair(ns);
   const what: string[] = [];
   const fault = activate({ kind: 'watch-expire', match: { namespace: ns, client: 0 } }, what);
-  expect(await watched.done).toBeNull();
+  expect(await within(watched.done, 'the expired stream ending')).toBeNull();
   expect(control.ended()).toBe(false);
 
   const resumed = await startWatch(f.proxy.kubeconfig(0), `/api/v1/namespaces/${ns}/configmaps`, { resourceVersion: from });
-  expect(await resumed.done).toBeNull();
+  expect(await within(resumed.done, 'the refused resume ending')).toBeNull();
   expect(resumed.events).toEqual([
     { type: 'ERROR', object: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `too old resource version: ${from} (${Number(from) + 1})`, reason: 'Expired', code: 410 } },
   ]);

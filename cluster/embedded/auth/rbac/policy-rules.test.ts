@@ -24,7 +24,7 @@ const cases: [string, PolicyRule, Attributes, boolean][] = [
   ['path exact', { verbs: ['get'], nonResourceURLs: ['/version'] }, { kind: 'path', verb: 'get', path: '/version' }, true],
   ['path prefix *', { verbs: ['get'], nonResourceURLs: ['/apis/*'] }, { kind: 'path', verb: 'get', path: '/apis/apps/v1' }, true],
   ['path prefix does not match the bare prefix', { verbs: ['get'], nonResourceURLs: ['/apis/*'] }, { kind: 'path', verb: 'get', path: '/apis' }, false],
-  ['path *', { verbs: ['*'], nonResourceURLs: ['*'] }, { kind: 'path', verb: 'post', path: '/embedded.admin/v1/faults' }, true],
+  ['path *', { verbs: ['*'], nonResourceURLs: ['*'] }, { kind: 'path', verb: 'post', path: '/metrics' }, true],
 ];
 
 for (const [name, rule, attributes, allowed] of cases) {

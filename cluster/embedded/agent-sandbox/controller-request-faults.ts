@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError, errors } from '../errors.ts';
 import { isPlainObject } from '../types.ts';
+import type { RequestAttributes } from '../api/request-log.ts';
 
 /** Which requests a fault applies to; an omitted field matches anything. */
 export interface FaultMatch {
@@ -15,13 +16,9 @@ export interface FaultMatch {
 
 export interface FaultSpec extends FaultMatch {
   /** Fail with this HTTP status (403, 409, 500, ...). */
-  status?: number;
+  status: number;
   reason?: string;
   message?: string;
-  /** Delay the request by this many milliseconds before it is served. */
-  latencyMs?: number;
-  /** End watch streams after this many events. */
-  closeWatchAfterEvents?: number;
   /** How many matching requests the fault applies to; omitted = until cleared. */
   times?: number;
 }
@@ -30,15 +27,6 @@ export interface Fault extends FaultSpec {
   id: string;
   /** How many requests it has applied to so far. */
   hits: number;
-}
-
-export interface RequestAttributes {
-  verb: string;
-  group: string;
-  plural: string;
-  subresource?: string;
-  namespace?: string;
-  name?: string;
 }
 
 const REASONS: Record<number, string> = {
@@ -67,9 +55,10 @@ function matches(fault: FaultMatch, request: RequestAttributes): boolean {
 }
 
 /**
- * Fault injection for reliability scenarios: failing, slowing or cutting requests that match.
- * Off until a fault is added; faults apply to client requests only, never to the cluster's
- * own controllers, just as a failing network or webhook would.
+ * Faults on the Agent Sandbox controller's own calls (controller-client.ts): each matching call
+ * fails with the fault's status, so tests can make exactly the controller's Pod delete or
+ * annotation patch fail. Clients' requests are never touched here: faults on them are the fault
+ * proxy's (faults/proxy/), in front of the API server as on any cluster.
  */
 export class FaultInjector {
   private faults: Fault[] = [];
@@ -95,37 +84,26 @@ export class FaultInjector {
     return this.faults.map((f) => ({ ...f }));
   }
 
-  /** The faults that apply to this request, counted as used. */
-  take(request: RequestAttributes): { error?: ApiError; latencyMs: number; closeWatchAfterEvents?: number } {
-    let latencyMs = 0;
+  /** The error of the first fault that applies to this call, every applying fault counted as used. */
+  take(request: RequestAttributes): { error?: ApiError } {
     let error: ApiError | undefined;
-    let closeWatchAfterEvents: number | undefined;
     for (const fault of this.faults) {
       if (!matches(fault, request)) continue;
       if (fault.times !== undefined && fault.hits >= fault.times) continue;
       fault.hits++;
-      latencyMs += fault.latencyMs ?? 0;
-      if (fault.closeWatchAfterEvents !== undefined) closeWatchAfterEvents = fault.closeWatchAfterEvents;
-      if (fault.status && !error) {
+      if (!error) {
         const reason = fault.reason ?? REASONS[fault.status] ?? 'InternalError';
         error = new ApiError(fault.status, reason, fault.message ?? `injected fault: ${reason} on ${request.verb} ${request.plural}${request.name ? ` "${request.name}"` : ''}`);
       }
     }
     this.faults = this.faults.filter((f) => f.times === undefined || f.hits < f.times);
-    return { error, latencyMs, closeWatchAfterEvents };
+    return { error };
   }
 }
 
 function validateSpec(spec: unknown): asserts spec is FaultSpec {
-  if (!isPlainObject(spec)) throw errors.badRequest('a fault must be a JSON object');
-  const { status, latencyMs, closeWatchAfterEvents, times } = spec;
-  if (status === undefined && latencyMs === undefined && closeWatchAfterEvents === undefined) {
-    throw errors.badRequest('a fault needs at least one of status, latencyMs, closeWatchAfterEvents');
-  }
-  if (status !== undefined && (typeof status !== 'number' || status < 400 || status > 599)) {
-    throw errors.badRequest(`fault status must be an HTTP error code 400-599, got ${JSON.stringify(status)}`);
-  }
-  for (const [field, value] of Object.entries({ latencyMs, closeWatchAfterEvents, times })) {
-    if (value !== undefined && (typeof value !== 'number' || value < 0)) throw errors.badRequest(`fault ${field} must be a non-negative number`);
-  }
+  if (!isPlainObject(spec)) throw errors.badRequest('a fault must be an object');
+  const { status, times } = spec;
+  if (typeof status !== 'number' || status < 400 || status > 599) throw errors.badRequest(`fault status must be an HTTP error code 400-599, got ${JSON.stringify(status)}`);
+  if (times !== undefined && (typeof times !== 'number' || times < 0)) throw errors.badRequest('fault times must be a non-negative number');
 }
