@@ -6,7 +6,7 @@
  * happens (the harness records them in the timeline). `end()` closes the phase: whatever is still
  * in force heals, and items that never fired are reported as such.
  */
-import type { ActiveFault, AppliedListener, ProxyFaultSpec, RequestObserver } from '../proxy/proxy-fault.ts';
+import type { ActiveFault, AppliedListener, ProxyFaultSpec, RequestObserver, UpstreamAnswer } from '../proxy/proxy-fault.ts';
 import type { KubeRequest } from '../request/kube-request.ts';
 import type { FaultKind, ObjectRef, ObjectRole, Schedule, ScheduleItem, ScheduledFault } from '../schedule/schedule.ts';
 import { isChange, type ObservedChange, type SuspendedInSpec, type WatchedObject } from './object-change.ts';
@@ -77,6 +77,9 @@ interface ItemState {
   firedSignal: { promise: Promise<void>; resolve: () => void };
 }
 
+/** A fault the schedule aims at something this run does not have (no such object yet): reported, never the driver's failure. */
+class NotApplicable extends Error {}
+
 const ORDINAL = (n: number) => `${n}${n % 10 === 1 && n % 100 !== 11 ? 'st' : n % 10 === 2 && n % 100 !== 12 ? 'nd' : n % 10 === 3 && n % 100 !== 13 ? 'rd' : 'th'}`;
 
 export class ScheduleRun {
@@ -106,7 +109,7 @@ export class ScheduleRun {
   async start(): Promise<void> {
     if (this.options.proxy) {
       this.startRevision = await this.options.proxy.revision();
-      this.stopObserving = this.options.proxy.observe((request, phase, client) => this.onRequest(request, phase, client));
+      this.stopObserving = this.options.proxy.observe((request, phase, client, answer) => this.onRequest(request, phase, client, answer));
     }
     for (const state of this.items) {
       if (state.item.trigger.on === 'start') this.later(state.item.trigger.delayMs ?? 0, () => this.fire(state, 'at the start of the fault phase'));
@@ -147,11 +150,6 @@ export class ScheduleRun {
     return this.items.some((s) => s.item.id === id && s.fired);
   }
 
-  /** Item ids that have fired so far. */
-  firedItems(): string[] {
-    return this.items.filter((s) => s.fired).map((s) => s.item.id);
-  }
-
   /**
    * Ends the fault phase: no trigger fires any more, everything in force heals, and every item
    * that never fired is reported. Throws when a fault could not be put in force or healed.
@@ -170,8 +168,10 @@ export class ScheduleRun {
     if (this.errors.length) throw new Error(`the fault schedule could not be carried out: ${this.errors.map((e) => e.message).join('; ')}`);
   }
 
-  private onRequest(request: KubeRequest, phase: 'received' | 'answered', client: number): void | 'drop' | Promise<void | 'drop'> {
+  private onRequest(request: KubeRequest, phase: 'received' | 'answered', client: number, answer?: UpstreamAnswer): void | 'drop' | Promise<void | 'drop'> {
     if (this.ended) return;
+    // "Answered" means the request did what it asked: a refused one (a 409, a 403) is no such moment.
+    if (phase === 'answered' && !(answer && answer.status >= 200 && answer.status < 300)) return;
     const firing: Promise<void>[] = [];
     let drop = false;
     for (const state of this.items) {
@@ -203,6 +203,13 @@ export class ScheduleRun {
       const detail = await this.putInForce(state, client);
       this.options.report({ item: item.id, fault: item.fault.kind, status: 'fired', detail: `${context}: ${detail}` });
     } catch (error) {
+      if (error instanceof NotApplicable) {
+        // Nothing of the driver's doing: the schedule aimed at something this run does not have.
+        this.options.report({ item: item.id, fault: item.fault.kind, status: 'never-fired', detail: `${context}: not applicable: ${error.message}` });
+        state.healed = true;
+        state.firedSignal.resolve();
+        return;
+      }
       const message = `item "${item.id}" (${item.fault.kind}) ${context}: ${(error as Error).message}`;
       this.errors.push(new Error(message));
       this.options.report({ item: item.id, fault: item.fault.kind, status: 'fired', detail: `${context}: FAILED: ${(error as Error).message}` });
@@ -233,7 +240,7 @@ export class ScheduleRun {
         return host.startReplica();
       case 'deny': {
         const targets = this.targets(fault.object);
-        if (!targets.length) throw new Error(`no ${roleName(fault.object.role)} of ${fault.object.sandbox ?? 'the test'} exists yet to deny ${fault.operations.join('/')} on`);
+        if (!targets.length) throw new NotApplicable(`no ${roleName(fault.object.role)} of ${fault.object.sandbox ?? 'the test'} existed yet to deny ${fault.operations.join('/')} on`);
         state.inForce = await host.deny(fault, targets);
         return `refusing ${fault.operations.join(', ')} of ${describeTargets(targets)}`;
       }
@@ -245,7 +252,7 @@ export class ScheduleRun {
         return `the Agent Sandbox controller's cache lags ${fault.ms} ms more`;
       case 'container-stop': {
         const [target] = this.targets(fault.object);
-        if (!target) throw new Error(`no ${roleName(fault.object.role)} of ${fault.object.sandbox ?? 'the test'} exists yet`);
+        if (!target) throw new NotApplicable(`no ${roleName(fault.object.role)} of ${fault.object.sandbox ?? 'the test'} existed yet`);
         state.inForce = await this.embedded(fault.kind).containerStop(target, { delayMs: fault.delayMs, ignoreSigterm: fault.ignoreSigterm });
         return `${describeTargets([target])}: containers ${fault.ignoreSigterm ? 'ignore SIGTERM' : `take ${fault.delayMs} ms to stop`}`;
       }
@@ -253,10 +260,15 @@ export class ScheduleRun {
         const spec = this.proxySpec(fault, state);
         let applied = 0;
         const healAfter = typeof state.item.heal === 'object' && 'afterRequests' in state.item.heal ? state.item.heal.afterRequests : undefined;
+        const healIfDone = () => {
+          if (healAfter !== undefined && applied >= healAfter && state.inForce) this.track(this.heal(state, `after acting on ${applied} request${applied === 1 ? '' : 's'}`));
+        };
         state.inForce = this.proxy(state.item).activate(spec, () => {
           applied++;
-          if (healAfter !== undefined && applied >= healAfter) this.track(this.heal(state, `after acting on ${applied} request${applied === 1 ? '' : 's'}`));
+          healIfDone();
         });
+        // It may have acted already as it was switched on (on streams open at that moment).
+        healIfDone();
         return describeProxyFault(spec);
       }
     }
@@ -307,7 +319,7 @@ export class ScheduleRun {
     if (view === 'start') return this.startRevision!;
     if (view === 'fired') return state.revision!;
     const named = this.items.find((s) => s.item.id === view.item)!;
-    if (!named.revision) throw new Error(`its view is the revision when "${view.item}" fired, which has not fired yet`);
+    if (!named.revision) throw new NotApplicable(`its view is the revision when "${view.item}" fired, which had not fired yet`);
     return named.revision;
   }
 

@@ -126,7 +126,7 @@ export class FaultProxy {
     if (upstream) {
       const before = this.upstreams.get(client);
       if (before?.kubeconfig !== upstream) {
-        void before?.identity.then((identity) => identity.close());
+        void before?.identity.then((identity) => identity.close(), () => undefined);
         this.upstreams.set(client, { kubeconfig: upstream, identity: UpstreamIdentity.of(upstream) });
       }
     }
@@ -281,9 +281,10 @@ export class FaultProxy {
   /** A resume of a stream a fault expired: once, 410 Expired in the stream. */
   private refuseResume(exchange: Exchange): boolean {
     const { request, client } = exchange;
-    if (!isResume(request.resourceVersion)) return false;
+    if (request.sendInitialEvents || !isResume(request.resourceVersion)) return false;
     const pathname = new URL(request.path, 'https://proxy.invalid').pathname;
-    const refusal = this.refusals.find((r) => r.client === client && r.pathname === pathname);
+    // Only a resume from before the dropped events: one from a fresh list's revision is served.
+    const refusal = this.refusals.find((r) => r.client === client && r.pathname === pathname && Number(request.resourceVersion) < r.oldest);
     if (!refusal) return false;
     this.refusals = this.refusals.filter((r) => r !== refusal);
     sendExpiredWatch(exchange.res, request.resourceVersion, refusal.oldest);

@@ -39,8 +39,6 @@ export type ProxyFaultSpec =
   /** Open matching watch streams end now, and resuming one (a resourceVersion other than "" or "0") gets 410 Expired, until healed. */
   | { kind: 'watch-expire'; match: RequestMatch };
 
-export type ProxyFaultKind = ProxyFaultSpec['kind'];
-
 /** A fault in force at the proxy. */
 export interface ActiveFault {
   readonly spec: ProxyFaultSpec;

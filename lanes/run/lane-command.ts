@@ -170,8 +170,9 @@ export async function runLaneCommand(argv: string[], context: LaneCommandContext
   if (embeddedOnly.length && chosen.provider.name !== 'embedded') {
     fail(`${values.faults}: ${embeddedOnly.map((i) => `item "${i.id}" (${i.fault.kind})`).join(', ')} needs the embedded cluster's own fault hooks, and this run is on ${chosen.provider.name} (use --cluster embedded, or drop the item)`);
   }
-  if (faults && driver.kind === 'socket' && faults.schedule.items.some((i) => !itemNeeds(i).every((n) => n === 'admission-policy' || n === 'embedded-cluster'))) {
-    process.stdout.write(`note: the driver at ${driver.socket} was started by someone else: the schedule's items that act on its requests, crash it or start replicas skip in every test (use --driver exec='…')\n`);
+  const outOfReach = driver.kind === 'socket' ? (faults?.schedule.items.filter((i) => !itemNeeds(i).every((n) => n === 'admission-policy' || n === 'embedded-cluster')) ?? []) : [];
+  if (outOfReach.length && driver.kind === 'socket') {
+    fail(`${values.faults}: ${outOfReach.map((i) => `item "${i.id}" (${i.fault.kind})`).join(', ')} acts on the driver's requests or process, and the driver at ${driver.socket} was started by someone else with its own kubeconfig; run it with --driver exec='…' so the harness starts it behind the fault proxy`);
   }
   const embedded = chosen.provider.name === 'embedded';
   if (!embedded && (realism !== undefined || (seed !== undefined && !routed))) {

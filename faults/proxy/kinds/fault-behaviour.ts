@@ -35,10 +35,6 @@ export abstract class FaultBehaviour<Spec extends ProxyFaultSpec = ProxyFaultSpe
     return this.count;
   }
 
-  get isHealed(): boolean {
-    return this.healed;
-  }
-
   matches(request: KubeRequest, client: number): boolean {
     return !this.healed && matchesRequest(this.spec.match, request, client);
   }

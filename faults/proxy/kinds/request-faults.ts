@@ -24,6 +24,10 @@ export class LatencyFault extends FaultBehaviour<Spec<'latency'>> {
 export class ErrorFault extends FaultBehaviour<Spec<'error'>> {
   override async onRequest(exchange: Exchange): Promise<boolean> {
     const { request, client } = exchange;
+    // A watch's start meets 429 (API Priority and Fairness) or 503 (shutting down), never a 500 or
+    // 504: storage errors come as an ERROR event in a 200 stream, and the timeout filter spares
+    // long-running requests. Such a watch is relayed untouched.
+    if (request.verb === 'watch' && (this.spec.status === 500 || this.spec.status === 504)) return false;
     // A watch has no answer to lose: `commit` applies to requests that end.
     if (this.spec.commit && request.verb !== 'watch') {
       if (!(await this.proxy.forwardObserved(exchange))) return true;

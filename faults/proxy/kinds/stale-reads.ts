@@ -137,6 +137,10 @@ export class StaleReadsFault extends FaultBehaviour<Extract<ProxyFaultSpec, { ki
 
   override onWatch(watch: RelayedWatch, atActivation: boolean): void {
     if (atActivation || watch.request.sendInitialEvents || watch.request.subresource) return;
+    // Only a watch from "0" or from at most the view's revision lands on the lagging view; one with
+    // no resourceVersion is a consistent start, and one from newer is served fresh too.
+    const from = watch.request.resourceVersion;
+    if (!from || (from !== '0' && !(Number(from) <= Number(this.revision)))) return;
     this.heldWatches.add(watch);
     watch.holdAbove(this, this.revision, () => this.acted(watch.request, watch.client, `held the watch's events above revision ${this.revision}`));
     watch.onEnd(() => this.heldWatches.delete(watch));

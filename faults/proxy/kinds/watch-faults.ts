@@ -59,15 +59,25 @@ export class WatchHoldFault extends FaultBehaviour<Spec<'watch-hold'>> {
 }
 
 export class WatchExpireFault extends FaultBehaviour<Spec<'watch-expire'>> {
+  /**
+   * The newest revision a stream it ended had delivered: the history up to it is what the server
+   * "lost". A resume from a newer revision (one a fresh list just gave) is served, as a real
+   * server that keeps minutes of history would serve it; without an ended stream nothing is refused.
+   */
+  private cutoff?: number;
+
   override onWatch(watch: RelayedWatch, atActivation: boolean): void {
     if (!atActivation) return;
+    const delivered = watch.lastDelivered;
+    if (delivered !== undefined) this.cutoff = Math.max(this.cutoff ?? 0, delivered);
     watch.end();
     this.acted(watch.request, watch.client, 'ended the stream');
   }
 
   override async onRequest(exchange: Exchange): Promise<boolean> {
     const { request, client } = exchange;
-    if (request.verb !== 'watch' || !isResume(request.resourceVersion)) return false;
+    if (request.verb !== 'watch' || request.sendInitialEvents || !isResume(request.resourceVersion)) return false;
+    if (this.cutoff === undefined || !(Number(request.resourceVersion) <= this.cutoff)) return false;
     sendExpiredWatch(exchange.res, request.resourceVersion, Number(request.resourceVersion) + 1);
     this.acted(request, client, 'refused the resume with 410 Expired');
     return true;
