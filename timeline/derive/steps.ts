@@ -3,7 +3,7 @@
  * it), the lifecycle call a step stands for, and where an object change lies relative to a mark.
  */
 import type { ObjectEntry, StepEntry } from '../model.ts';
-import type { Facts } from './histories.ts';
+import type { Facts, ObjectHistory } from './histories.ts';
 
 /** One harness step: its begin mark, and its end (`end` or `failed`) once it ended. */
 export interface StepWindow {
@@ -95,4 +95,9 @@ export function sandboxesCalled(window: StepWindow, verb: LifecycleVerb): string
   const calls = window.end?.calls;
   if (!calls) return undefined;
   return [...new Set(calls.filter((c) => c.operation === verb && c.sandboxId !== undefined).map((c) => c.sandboxId!))];
+}
+
+/** An object's last recorded state committed before a mark (undefined when none is, or none can be placed). */
+export function stateAt(history: ObjectHistory, mark: StepEntry): ObjectEntry | undefined {
+  return history.entries.filter((e) => relativeToMark(e, mark) === 'before').at(-1);
 }
