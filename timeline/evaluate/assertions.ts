@@ -122,9 +122,12 @@ function cannotTell(info: InvariantInfo, why: string, evidence: ObjectEntry[], e
 const where = (seen: ObjectEntry[]) => seen.map((e) => `rv ${e.resourceVersion}`).join(', ');
 const namedMarks = (seen: ObjectEntry[], what: string) => new Map(seen.map((e): [number, string] => [e.seq, what]));
 
-/** `fact` happened at least once (in the scope). */
-export function happens(fact: Fact, scope: StepScope = {}): Assertion {
-  const info = scenario(`happens/${fact.what}${stepSuffix(scope)}`, `${fact.what} happens${stepPhrase(scope)}`);
+/**
+ * An assertion over a fact's occurrences in a scope: `seen` judges them when there are some,
+ * `none` when the recording is complete over the scope and holds none; a change that cannot be
+ * placed, or a recording that could have missed one, is INCONCLUSIVE.
+ */
+function occurrences(info: InvariantInfo, fact: Fact, scope: StepScope, judge: { seen: (seen: ObjectEntry[], excerpt: string) => Verdict; none: (excerpt: string) => Verdict }): Assertion {
   return {
     settles: false,
     evaluate: (facts) => {
@@ -132,30 +135,30 @@ export function happens(fact: Fact, scope: StepScope = {}): Assertion {
       if (counted.missing) return noSuchStep(info, counted);
       const { seen, unplaced, incomplete } = counted;
       const excerpt = counted.excerpt(namedMarks(seen, fact.what));
-      if (seen.length) return [pass(info, `${fact.what}${stepPhrase(scope)}: ${seen.length} time(s), at ${where(seen)}`, seen)];
+      if (seen.length) return [judge.seen(seen, excerpt)];
       if (unplaced.length) return [cannotTell(info, `${fact.what} at ${where(unplaced)} cannot be placed against the step's marks (no cluster revision on them)`, unplaced, excerpt)];
       if (incomplete) return [cannotTell(info, `not seen, but ${incomplete}`, [], excerpt)];
-      return [violation(info, `${fact.what} did not happen${stepPhrase(scope)}`, [], { timeline: excerpt })];
+      return [judge.none(excerpt)];
     },
   };
+}
+
+/** `fact` happened at least once (in the scope). */
+export function happens(fact: Fact, scope: StepScope = {}): Assertion {
+  const info = scenario(`happens/${fact.what}${stepSuffix(scope)}`, `${fact.what} happens${stepPhrase(scope)}`);
+  return occurrences(info, fact, scope, {
+    seen: (seen) => pass(info, `${fact.what}${stepPhrase(scope)}: ${seen.length} time(s), at ${where(seen)}`, seen),
+    none: (excerpt) => violation(info, `${fact.what} did not happen${stepPhrase(scope)}`, [], { timeline: excerpt }),
+  });
 }
 
 /** `fact` never happened (in the scope); INCONCLUSIVE when a watch gap, or a recording not up to date, could hide it. */
 export function neverHappens(fact: Fact, scope: StepScope = {}): Assertion {
   const info = scenario(`never/${fact.what}${stepSuffix(scope)}`, `${fact.what} never happens${stepPhrase(scope)}`);
-  return {
-    settles: false,
-    evaluate: (facts) => {
-      const counted = count(fact, facts, scope);
-      if (counted.missing) return noSuchStep(info, counted);
-      const { seen, unplaced, incomplete } = counted;
-      const excerpt = counted.excerpt(namedMarks(seen, fact.what));
-      if (seen.length) return [violation(info, `${fact.what} happened ${seen.length} time(s)${stepPhrase(scope)}, at ${where(seen)}`, seen, { timeline: excerpt })];
-      if (unplaced.length) return [cannotTell(info, `${fact.what} at ${where(unplaced)} cannot be placed against the step's marks (no cluster revision on them)`, unplaced, excerpt)];
-      if (incomplete) return [cannotTell(info, `not seen, but ${incomplete}`, [], excerpt)];
-      return [pass(info, `${fact.what} never happened${stepPhrase(scope)}`, [])];
-    },
-  };
+  return occurrences(info, fact, scope, {
+    seen: (seen, excerpt) => violation(info, `${fact.what} happened ${seen.length} time(s)${stepPhrase(scope)}, at ${where(seen)}`, seen, { timeline: excerpt }),
+    none: () => pass(info, `${fact.what} never happened${stepPhrase(scope)}`, []),
+  });
 }
 
 /**

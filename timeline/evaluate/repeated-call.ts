@@ -34,12 +34,29 @@ export function callSteps(facts: Facts, verb: LifecycleVerb): CallStep[] {
   });
 }
 
-/** The call steps, of these verbs, about the same sandbox as `step`, in begin order. */
-export function callsOfSandbox(facts: Facts, verbs: LifecycleVerb[], sandboxId: string): CallStep[] {
-  return verbs
-    .flatMap((verb) => callSteps(facts, verb))
-    .filter((c) => c.sandboxId === sandboxId)
-    .sort((a, b) => a.window.begin.seq - b.window.begin.seq);
+/** A call step that repeats a call which returned (`previous`), or one the rule cannot judge (`unjudged`: why). */
+export type RepeatedCall = { step: CallStep; previous: CallStep } | { step: CallStep; unjudged: string };
+
+const VERBS: LifecycleVerb[] = ['create', 'start', 'stop', 'delete'];
+
+/**
+ * The `verb` call steps that repeat a call which returned: the last lifecycle call about the same
+ * sandbox begun before each was one of `after` and ended without error before it began. One
+ * whose sandbox cannot be told, or that began while another call about the sandbox of `after`'s
+ * verbs was still running (racing it: `racing` says what the rule makes of that), is unjudged.
+ */
+export function repeatedCalls(facts: Facts, verb: LifecycleVerb, after: LifecycleVerb[], racing: string): RepeatedCall[] {
+  const steps = VERBS.flatMap((v) => callSteps(facts, v)).sort((a, b) => a.window.begin.seq - b.window.begin.seq);
+  return steps.flatMap((step): RepeatedCall[] => {
+    if (step.verb !== verb) return [];
+    if (!step.sandboxId) return [{ step, unjudged: `cannot tell which sandbox its ${verb} call was about (its end mark records no calls, and the recording has several sandboxes)` }];
+    const begin = step.window.begin;
+    const before = steps.filter((c) => c.sandboxId === step.sandboxId && c.window.begin.seq < begin.seq);
+    const running = before.find((c) => after.includes(c.verb) && !(c.window.end && c.window.end.seq < begin.seq));
+    if (running) return [{ step, unjudged: `it races step "${running.window.title}", a ${running.verb} of the same sandbox: ${racing}` }];
+    const previous = before.at(-1);
+    return previous && after.includes(previous.verb) && previous.window.end?.status === 'end' ? [{ step, previous }] : [];
+  });
 }
 
 /** The objects of a sandbox recorded (its Sandbox, Pods and Secrets). */
@@ -75,6 +92,11 @@ function answerOf(window: StepWindow): string | undefined {
 /** The NOT SEEN verdict of a call step this rule cannot judge, saying why. */
 export function notJudged(info: InvariantInfo, step: CallStep, why: string): Verdict {
   return notSeen(info, `step "${step.window.title}": ${why}`, [step.window.begin]);
+}
+
+/** A rule over repeated calls: NOT SEEN for a call it cannot judge, else `judge`'s verdict. */
+export function judgedRepeated(info: InvariantInfo, judge: (call: Extract<RepeatedCall, { previous: CallStep }>, facts: Facts) => Verdict) {
+  return (call: RepeatedCall, facts: Facts): Verdict[] => ['unjudged' in call ? notJudged(info, call.step, call.unjudged) : judge(call, facts)];
 }
 
 /**

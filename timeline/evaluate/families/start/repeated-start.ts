@@ -4,13 +4,13 @@
  * when the last lifecycle call about its sandbox before it was a create or start that returned
  * Ready and the sandbox still ran when it began: spec running, its workload Pod there and not
  * finished (a finished main process is the gateway's Error, from which a start installs a new
- * generation). A start racing another start of the sandbox is NOT SEEN: the contract lets it
- * install a generation of its own.
+ * generation). A start racing another create or start of the sandbox is NOT SEEN: the contract
+ * lets it install a generation of its own.
  */
 import { histories, type Facts } from '../../../derive/histories.ts';
 import { relativeToMark, stateAt } from '../../../derive/steps.ts';
 import { defineFamily, rule } from '../../family.ts';
-import { callsOfSandbox, callSteps, creations, deletions, notJudged, objectsOf, unchangedVerdict, type CallStep } from '../../repeated-call.ts';
+import { creations, deletions, judgedRepeated, objectsOf, repeatedCalls, unchangedVerdict, type CallStep, type RepeatedCall } from '../../repeated-call.ts';
 import type { InvariantInfo } from '../../verdict.ts';
 
 export const REPEATED_START = {
@@ -20,35 +20,14 @@ export const REPEATED_START = {
     "OpenShell's Kubernetes driver: a start that finds the workload Pod running answers FAILED_PRECONDITION (cannot rotate a running workload Pod; stop the sandbox first); OpenShell's gateway answers a start of a Ready sandbox at once",
 } satisfies InvariantInfo;
 
-/** A start call step about a running sandbox (`previous`: the call that made it Ready), or one this rule cannot judge (`unjudged`: why). */
-interface RepeatedStart {
-  step: CallStep;
-  previous?: CallStep;
-  unjudged?: string;
-}
-
 const FINISHED = new Set(['Succeeded', 'Failed']);
-
-function repeatedStarts(facts: Facts): RepeatedStart[] {
-  return callSteps(facts, 'start').flatMap((step): RepeatedStart[] => {
-    if (!step.sandboxId) return [{ step, unjudged: 'cannot tell which sandbox its start call was about (its end mark records no calls, and the recording has several sandboxes)' }];
-    const begin = step.window.begin;
-    const before = callsOfSandbox(facts, ['create', 'start', 'stop', 'delete'], step.sandboxId).filter((c) => c.window.begin.seq < begin.seq);
-    const racing = before.find((c) => (c.verb === 'create' || c.verb === 'start') && !(c.window.end && c.window.end.seq < begin.seq));
-    if (racing) {
-      return [{ step, unjudged: `it races step "${racing.window.title}", a ${racing.verb} of the same sandbox: the contract lets a start that finds another under way install a generation of its own (OpenShell's driver stops and starts again unless the other's generation is ready to complete)` }];
-    }
-    const previous = before.at(-1);
-    const ready = previous && (previous.verb === 'create' || previous.verb === 'start') && previous.window.end?.status === 'end';
-    if (!ready || !runningAt(facts, step)) return [];
-    return [{ step, previous }];
-  });
-}
+const RACING =
+  "the contract lets a start that finds another under way install a generation of its own (OpenShell's driver stops and starts again unless the other's generation is ready to complete)";
 
 /** The sandbox ran when the step began: spec running, a workload Pod there that had not finished. */
 function runningAt(facts: Facts, step: CallStep): boolean {
   const begin = step.window.begin;
-  const sandbox = histories(facts, { resource: 'sandboxes', sandboxId: step.sandboxId })[0];
+  const [sandbox] = histories(facts, { resource: 'sandboxes', sandboxId: step.sandboxId });
   if (!sandbox || stateAt(sandbox, begin)?.sandbox?.suspended !== false) return false;
   return histories(facts, { resource: 'pods', role: 'workload', sandboxId: step.sandboxId }).some((pod) => {
     const state = stateAt(pod, begin);
@@ -56,18 +35,19 @@ function runningAt(facts: Facts, step: CallStep): boolean {
   });
 }
 
-export const repeatedStartFamily = defineFamily<RepeatedStart>({
+export const repeatedStartFamily = defineFamily<RepeatedCall>({
   prefix: 'start/',
-  episodes: repeatedStarts,
+  episodes: (facts) => repeatedCalls(facts, 'start', ['create', 'start'], RACING).filter((call) => 'unjudged' in call || runningAt(facts, call.step)),
   noEpisode: 'no start of a running sandbox was called',
   rules: [
-    rule(REPEATED_START, (e, facts) => {
-      if (e.unjudged || !e.previous) return [notJudged(REPEATED_START, e.step, e.unjudged ?? 'not a repeated start')];
-      const sandboxId = e.step.sandboxId!;
-      const objects = objectsOf(facts, sandboxId);
-      const suspensions = objects.flatMap((o) => o.suspensions.map((entry) => ({ entry, what: `Sandbox ${o.name} suspended` })));
-      const changes = [...creations(objects), ...deletions(objects), ...suspensions];
-      return [unchangedVerdict(facts, REPEATED_START, e.step, `a start of sandbox ${sandboxId}, running since step "${e.previous.window.title}" returned Ready`, ['FAILED_PRECONDITION', 'OK'], changes, 'creation, deletion or suspension of its objects')];
-    }),
+    rule(
+      REPEATED_START,
+      judgedRepeated(REPEATED_START, ({ step, previous }, facts) => {
+        const objects = objectsOf(facts, step.sandboxId!);
+        const suspensions = objects.flatMap((o) => o.suspensions.map((entry) => ({ entry, what: `Sandbox ${o.name} suspended` })));
+        const changes = [...creations(objects), ...deletions(objects), ...suspensions];
+        return unchangedVerdict(facts, REPEATED_START, step, `a start of sandbox ${step.sandboxId}, running since step "${previous.window.title}" returned Ready`, ['FAILED_PRECONDITION', 'OK'], changes, 'creation, deletion or suspension of its objects');
+      }),
+    ),
   ],
 });
