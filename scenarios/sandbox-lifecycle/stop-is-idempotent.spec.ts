@@ -1,4 +1,5 @@
 import { created, deleteRequested, DriverError, expect, test } from '../../fixtures/conformance.ts';
+import { driverAnswer } from './driver-answer.ts';
 import { RECORDING_MAIN_COMMAND } from './main-command.ts';
 
 /**
@@ -30,14 +31,9 @@ test('stop-is-idempotent: a start of a running sandbox answers FAILED_PRECONDITI
   expect((await timeline.step('start', () => driver.start(sandbox.id))).phase).toBe('Ready');
   await expect(timeline).toHappenTimes(created({ role: 'supervisor' }), 1, { during: 'start' });
 
-  const again = await timeline.step('start again', () => driver.start(sandbox.id)).then(
-    (s) => s,
-    (error: Error) => error,
-  );
-  if (again instanceof Error) {
-    expect(again, `a start of a Ready sandbox is refused with a driver error: ${again.message}`).toBeInstanceOf(DriverError);
-    expect((again as DriverError).code, again.message).toBe('FAILED_PRECONDITION');
-  } else expect(again.phase).toBe('Ready');
+  const again = await driverAnswer(timeline.step('start again', () => driver.start(sandbox.id)));
+  if (again instanceof DriverError) expect(again.code, again.message).toBe('FAILED_PRECONDITION');
+  else expect(again.phase).toBe('Ready');
   await expect(timeline).not.toHappen(created({ sandbox }), { during: 'start again' });
   await expect(timeline).not.toHappen(deleteRequested({ sandbox }), { during: 'start again' });
   await expect(timeline).toHold('start/repeated-start-changes-nothing');
