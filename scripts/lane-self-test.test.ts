@@ -49,7 +49,7 @@ test('each fault scenario fails on the defect only its faults expose, naming wha
     { variant: 'stale-supervisor-read', scenario: 'stale-view-during-stop', names: 'stop/suspend-after-supervisor-gone' },
     { variant: 'watch-trusting-wait', scenario: 'watch-held-during-stop', names: 'stop/suspend-after-supervisor-gone' },
     { variant: 'resume-skips-wait', scenario: 'crash-after-suspension-write', names: 'stop/returns-after-workload-gone-and-suspended' },
-    { variant: 'conflict-as-success', scenario: 'conflict-storm', names: 'the stop meets its conflicts and still succeeds' },
+    { variant: 'conflict-as-success', scenario: 'conflict-storm', names: 'stop did not finish' },
   ];
   // Beside them, the reference driver replays a schedule file (`--faults`) on a scripted scenario: it holds, and the faults are in its timeline.
   const file = test.info().outputPath('schedule.json');

@@ -12,6 +12,7 @@ const report = {
         { title: 'stop-ordering: the order', tests: [{ status: 'unexpected', results: [{ status: 'failed', errors: [{ message: 'FAIL stop/b-rule: ...\n\nFAIL stop/a-rule: ...' }] }] }] },
         { title: 'needs faults', tests: [{ status: 'skipped', annotations: [{ type: 'skip', description: 'lane x lacks fault-injection' }], results: [{ status: 'skipped' }] }] },
         { title: 'failed and inconclusive', tests: [{ status: 'unexpected', results: [{ status: 'failed', errors: [{ message: 'Error: the order\n\nINCONCLUSIVE stop/c-rule: a watch gap\n\nFAIL stop/a-rule: ...' }] }] }] },
+        { title: 'a count of its own', tests: [{ status: 'unexpected', results: [{ status: 'failed', errors: [{ message: 'Error: FAIL count/supervisor Pod created during "stop again": supervisor Pod created happens 0 time(s) during step "stop again"\n  violated: …' }] }] }] },
         { title: 'plain failure', tests: [{ status: 'unexpected', results: [{ status: 'failed', error: { message: '\u001b[31mexpected 1 to be 2\u001b[39m\nmore' } }] }] },
         { title: 'fine', tests: [{ status: 'expected', results: [{ status: 'passed' }] }] },
       ],
@@ -19,7 +20,7 @@ const report = {
   ],
 };
 
-test('outcomes name the registered invariants a failure mentions, the skip reason, or the first line', () => {
+test('outcomes name the registered invariants a failure mentions, a scenario assertion by its id, the skip reason, or the first line', () => {
   const path = test.info().outputPath('results.json');
   writeFileSync(path, JSON.stringify(report));
   const outcomes = readOutcomes(path, ['stop/a-rule', 'stop/b-rule', 'stop/c-rule']);
@@ -27,6 +28,7 @@ test('outcomes name the registered invariants a failure mentions, the skip reaso
     { scenario: 'sandbox-lifecycle/stop-ordering › stop-ordering: the order', status: 'failed', detail: 'stop/a-rule, stop/b-rule' },
     { scenario: 'sandbox-lifecycle/stop-ordering › needs faults', status: 'skipped', detail: 'lane x lacks fault-injection' },
     { scenario: 'sandbox-lifecycle/stop-ordering › failed and inconclusive', status: 'failed', detail: 'stop/a-rule; INCONCLUSIVE stop/c-rule' },
+    { scenario: 'sandbox-lifecycle/stop-ordering › a count of its own', status: 'failed', detail: 'count/supervisor Pod created during "stop again"' },
     { scenario: 'sandbox-lifecycle/stop-ordering › plain failure', status: 'failed', detail: 'expected 1 to be 2' },
     { scenario: 'sandbox-lifecycle/stop-ordering › fine', status: 'passed', detail: undefined },
   ]);
@@ -34,7 +36,7 @@ test('outcomes name the registered invariants a failure mentions, the skip reaso
   expect(summaryTable(new Map([['lane-a', outcomes]])).split('\n').slice(0, 3)).toEqual([
     '| scenario | lane-a |',
     '|---|---|',
-    '| sandbox-lifecycle/stop-ordering › failed and inconclusive | FAIL (stop/a-rule; INCONCLUSIVE stop/c-rule) |',
+    '| sandbox-lifecycle/stop-ordering › a count of its own | FAIL (count/supervisor Pod created during "stop again") |',
   ]);
 });
 

@@ -69,13 +69,17 @@ export function readOutcomes(resultsPath: string, invariantIds: readonly string[
 }
 
 /**
- * What a failure names: the invariants that failed, then those INCONCLUSIVE (a verdict's text
- * is `FAIL <id>: …` or `INCONCLUSIVE <id>: …`), else any it mentions, else its first line.
+ * What a failure names: the invariants that failed, then those INCONCLUSIVE or NOT SEEN (a
+ * verdict's text is `FAIL <id>: …`, `INCONCLUSIVE <id>: …`, `NOT SEEN <id>: …`), else a scenario's
+ * own assertion by its id (`count/supervisor Pod created during "stop again"`), else any
+ * invariant it mentions, else its first line.
  */
 function failureDetail(messages: string, invariantIds: readonly string[]): string | undefined {
-  const judged = (status: string) => invariantIds.filter((id) => messages.includes(`${status} ${id}: `));
-  const [failed, inconclusive] = [judged('FAIL'), judged('INCONCLUSIVE')];
+  const judged = (...words: string[]) => invariantIds.filter((id) => words.some((word) => messages.includes(`${word} ${id}: `)));
+  const [failed, inconclusive] = [judged('FAIL'), judged('INCONCLUSIVE', 'NOT SEEN')];
   if (failed.length || inconclusive.length) return [failed.join(', '), inconclusive.length ? `INCONCLUSIVE ${inconclusive.join(', ')}` : ''].filter(Boolean).join('; ');
+  const own = /^(?:\w*Error: )?(FAIL|INCONCLUSIVE|NOT SEEN) ([a-z]+\/.+?): /m.exec(messages);
+  if (own) return `${own[1] === 'FAIL' ? '' : `${own[1]} `}${own[2]}`;
   const mentioned = invariantIds.filter((id) => messages.includes(id));
   return mentioned.length ? mentioned.join(', ') : messages.split('\n').find((l) => l.trim())?.slice(0, 120);
 }

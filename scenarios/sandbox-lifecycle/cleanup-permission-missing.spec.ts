@@ -1,14 +1,10 @@
-import { cleanupFailures, expect, invariantsIn, isSuspendedInSpec, test, type TestTimeline } from '../../fixtures/conformance.ts';
+import { cleanupFailures, expect, isSuspendedInSpec, test } from '../../fixtures/conformance.ts';
 import { RECORDING_MAIN_COMMAND } from './main-command.ts';
-
-async function expectOrderHeld(timeline: TestTimeline) {
-  for (const invariant of invariantsIn('stop/')) await expect.soft(timeline, invariant.title).toHold(invariant.id);
-}
 
 /**
  * A driver whose role lacks a permission its clean-up needs (OpenShell#3363: a missing Secret
  * permission left sandboxes stuck). The stop must still finish in order — supervisor gone,
- * then the suspension — and report the Secret failure on its own; once the permission is
+ * then the suspension (the stop/ rules, judged at the test's end) — and report the Secret failure on its own; once the permission is
  * back, a later stop cleans up with nothing to report.
  */
 test('cleanup-permission-missing: without Secret delete a stop still suspends in order and reports CleanupFailed; restored, a later stop cleans up', async ({ driverAccess, driverControl, sandboxes, cluster, timeline, sandboxApiVersion }) => {
@@ -27,8 +23,6 @@ test('cleanup-permission-missing: without Secret delete a stop still suspends in
     expect(isSuspendedInSpec(sandboxApiVersion, cr?.spec), 'the Sandbox is suspended in its spec').toBe(true);
     expect(await cluster.get('v1', 'Pod', sandbox.namespace, first.workloadPod!)).toBeUndefined();
   });
-  // Judged on the first stop alone: the second generation's Pods carry the same names.
-  await expectOrderHeld(timeline);
 
   await timeline.step('the permission is restored', () => driverAccess.restore());
   const restarted = await timeline.step('start', () => driver.start(sandbox.id));

@@ -1,4 +1,4 @@
-import { expect, holds, invariantsIn, supervisorCleanupTakes, test } from '../../fixtures/conformance.ts';
+import { expect, holds, supervisorCleanupTakes, test } from '../../fixtures/conformance.ts';
 import { RECORDING_MAIN_COMMAND } from './main-command.ts';
 
 /** The supervisor's grace period here: room for a clean-up longer than the API headroom. */
@@ -20,13 +20,9 @@ test('slow-supervisor-cleanup: a clean-up longer than the API headroom, inside t
     sandboxes.create({ name: 'slowclean', command: RECORDING_MAIN_COMMAND, environment: supervisorCleanupTakes(cleanupMs), supervisorGraceSeconds: SUPERVISOR_GRACE_SECONDS }),
   );
 
-  const stopped = await timeline.step('stop', () => driver.stop(sandbox.id)).then(
-    (s) => ({ sandbox: s, error: undefined }),
-    (error: Error) => ({ sandbox: undefined, error }),
-  );
-  for (const invariant of invariantsIn('stop/')) await expect.soft(timeline, invariant.title).toHold(invariant.id);
-  expect(stopped.error?.message, 'the stop waits for the clean-up and succeeds').toBeUndefined();
-  expect(stopped.sandbox?.phase).toBe('Stopped');
+  // The stop/ rules judge it at the test's end, naming the one a driver broke whether or not its stop failed.
+  const stopped = await timeline.step('stop', () => driver.stop(sandbox.id));
+  expect(stopped.phase, 'the stop waits for the clean-up and succeeds').toBe('Stopped');
   const [deadline] = await timeline.judge(holds('stop/supervisor-gone-within-deadline'));
   expect(deadline?.message, 'judged against the rendered grace, not the headroom alone').toContain(`grace ${SUPERVISOR_GRACE_SECONDS} s + headroom ${timeline.settings.apiHeadroomSeconds} s`);
 });

@@ -44,3 +44,30 @@ test('Pod entries carry scheduling gates, readiness, the termination grace and r
   expect(Number(deleting.resourceVersion)).toBeGreaterThan(Number(end.clusterRevision));
   expect(Number(begin.clusterRevision)).toBeLessThan(Number(pods[0].resourceVersion));
 });
+
+test('a catch-up waits until the watches have delivered what the cluster holds of the sandboxes: a change made just before is in the recording after it', async ({ live }) => {
+  const { kubeconfig } = live;
+  ensureNamespace(live, 'catchup');
+  const recorder = new TimelineRecorder(kubeconfig, { namespace: 'catchup', roles: OPENSHELL_ROLES, sandboxApiVersion: 'agents.x-k8s.io/v1beta1' });
+  await recorder.start();
+  const core = kubeconfig.makeApiClient(k8s.CoreV1Api);
+  const secret = (name: string, sandboxId: string) => ({ metadata: { name, labels: { [LABEL.managedBy]: MANAGED_BY, [LABEL.sandboxId]: sandboxId, [LABEL.component]: 'sandbox-bootstrap' } }, data: {} });
+  const seen = (name: string, type: string) => recorder.snapshot().entries.some((e) => e.kind === 'object' && e.name === name && e.type === type);
+  for (let round = 0; round < 5; round++) {
+    const name = `s${round}`;
+    await core.createNamespacedSecret({ namespace: 'catchup', body: secret(name, 'mine') });
+    expect(await recorder.catchUp(['mine']), 'caught up').toBe(true);
+    expect(seen(name, 'ADDED'), `${name} created, then a catch-up: its creation is recorded`).toBe(true);
+    await core.deleteNamespacedSecret({ namespace: 'catchup', name });
+    expect(await recorder.catchUp(['mine'])).toBe(true);
+    expect(seen(name, 'DELETED'), `${name} deleted, then a catch-up: its deletion is recorded`).toBe(true);
+  }
+  const before = recorder.snapshot().entries.length;
+  await core.createNamespacedSecret({ namespace: 'catchup', body: secret('theirs', 'another') });
+  expect(await recorder.catchUp(['mine']), 'another sandbox\'s changes are not waited for').toBe(true);
+  const { caughtUp } = recorder.snapshot();
+  expect(caughtUp!.afterSeq).toBeLessThanOrEqual(recorder.snapshot().entries.length);
+  expect(caughtUp!.afterSeq).toBeGreaterThanOrEqual(before);
+  expect(Number(caughtUp!.revision)).toBeGreaterThan(0);
+  recorder.stop();
+});

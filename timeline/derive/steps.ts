@@ -3,7 +3,7 @@
  * it), the lifecycle call a step stands for, and where an object change lies relative to a mark.
  */
 import type { ObjectEntry, StepEntry } from '../model.ts';
-import type { Facts } from './histories.ts';
+import type { Facts, ObjectHistory } from './histories.ts';
 
 /** One harness step: its begin mark, and its end (`end` or `failed`) once it ended. */
 export interface StepWindow {
@@ -68,4 +68,36 @@ export function relativeToMark(entry: ObjectEntry, mark: StepEntry): MarkOrder {
 /** `step "stop the sandbox" end`, as messages name a mark. */
 export function markName(mark: StepEntry): string {
   return `step "${mark.title}" ${mark.status}`;
+}
+
+/** The steps titled exactly `title`, in begin order. */
+export function stepsTitled(facts: Facts, title: string): StepWindow[] {
+  return stepWindows(facts).filter((w) => w.title === title);
+}
+
+/** Where an object change lies relative to a step: inside it (committed after its begin mark and, once it ended, before its end), outside, or `unknown`. */
+export type WindowPlace = 'inside' | 'outside' | 'unknown';
+
+export function placeInStep(entry: ObjectEntry, window: StepWindow): WindowPlace {
+  const afterBegin = relativeToMark(entry, window.begin);
+  if (afterBegin === 'before') return 'outside';
+  const beforeEnd = window.end ? relativeToMark(entry, window.end) : 'before';
+  if (beforeEnd === 'after') return 'outside';
+  return afterBegin === 'unknown' || beforeEnd === 'unknown' ? 'unknown' : 'inside';
+}
+
+/**
+ * The sandboxes a step's `verb` calls named, as its end mark records them (the gateway's
+ * routing); undefined when the mark records no calls at all (a recording made before marks
+ * carried them, or a step that has not ended).
+ */
+export function sandboxesCalled(window: StepWindow, verb: LifecycleVerb): string[] | undefined {
+  const calls = window.end?.calls;
+  if (!calls) return undefined;
+  return [...new Set(calls.filter((c) => c.operation === verb && c.sandboxId !== undefined).map((c) => c.sandboxId!))];
+}
+
+/** An object's last recorded state committed before a mark (undefined when none is, or none can be placed). */
+export function stateAt(history: ObjectHistory, mark: StepEntry): ObjectEntry | undefined {
+  return history.entries.filter((e) => relativeToMark(e, mark) === 'before').at(-1);
 }

@@ -1,12 +1,14 @@
 /**
  * An invariant family as a plug-in: an id prefix, the episodes it derives from the facts (each
  * stop, say), and its rules over one episode. The engine runs every rule over every episode;
- * with no episode at all, each rule is INCONCLUSIVE (never a pass on nothing seen). A family
- * lives in its own folder under families/ and registers with one line in families/index.ts.
- * Every FAIL and INCONCLUSIVE message starts with the rule's id, whoever wrote it.
+ * with no episode at all, each rule is NOT SEEN (never a pass on nothing seen). A family whose
+ * rules read different kinds of episode (the stops, and the repeated stop calls) is joined from
+ * one definition per kind (`joinFamilies`). A family lives in its own folder under families/
+ * and registers with one line in families/index.ts. Every FAIL and INCONCLUSIVE message starts
+ * with the rule's id, whoever wrote it.
  */
 import type { Facts } from '../derive/histories.ts';
-import { inconclusive, type EvaluationSettings, type InvariantInfo, type Verdict } from './verdict.ts';
+import { notSeen, type EvaluationSettings, type InvariantInfo, type Verdict } from './verdict.ts';
 
 export interface Rule<Episode> extends InvariantInfo {
   judge(episode: Episode, facts: Facts, settings: EvaluationSettings): Verdict[];
@@ -16,7 +18,7 @@ interface FamilyDefinition<Episode> {
   /** The id prefix every rule of the family carries: `stop/`. */
   prefix: string;
   episodes(facts: Facts): Episode[];
-  /** Why every rule is INCONCLUSIVE when no episode was observed. */
+  /** Why every rule is NOT SEEN when no episode was observed. */
   noEpisode: string;
   rules: Rule<Episode>[];
 }
@@ -42,10 +44,18 @@ export function defineFamily<Episode>(definition: FamilyDefinition<Episode>): In
     invariants: rules.map(({ id, title, source }) => ({ id, title, source })),
     evaluate(facts, settings) {
       const episodes = definition.episodes(facts);
-      if (episodes.length === 0) return rules.map(({ id, title, source }) => ({ ...inconclusive({ id, title, source }, definition.noEpisode), noEpisode: true as const }));
+      if (episodes.length === 0) return rules.map(({ id, title, source }) => notSeen({ id, title, source }, definition.noEpisode));
       return episodes.flatMap((episode) => rules.flatMap((r) => r.judge(episode, facts, settings).map((v) => namedById(r, v))));
     },
   };
+}
+
+/** One family of several definitions with one prefix, each over its own kind of episode; the rules in the order given. */
+export function joinFamilies(...parts: InvariantFamily[]): InvariantFamily {
+  const [{ prefix }] = parts;
+  const other = parts.find((p) => p.prefix !== prefix);
+  if (other) throw new Error(`joined families must share a prefix: ${prefix} and ${other.prefix}`);
+  return { prefix, invariants: parts.flatMap((p) => p.invariants), evaluate: (facts, settings) => parts.flatMap((p) => p.evaluate(facts, settings)) };
 }
 
 /** A rule's verdict carries the rule's names, and a FAIL or INCONCLUSIVE message starts with its id. */

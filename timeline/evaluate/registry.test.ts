@@ -1,9 +1,8 @@
 import { expect, test } from '@playwright/test';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { deleteRequested, gone, started } from '../derive/facts.ts';
 import { derive } from '../derive/histories.ts';
 import type { Timeline } from '../model.ts';
-import { happensBefore, happensTimes, holds, neverHappens } from './assertions.ts';
+import { holds } from './assertions.ts';
 import { defineFamily } from './family.ts';
 import { FAMILIES } from './families/index.ts';
 import { evaluateFamilies, evaluateInvariant, findInvariant, INVARIANTS, invariantsIn } from './registry.ts';
@@ -43,19 +42,4 @@ test('one invariant is the families\' evaluation cut to its id', () => {
   const all = evaluateFamilies(facts, SETTINGS);
   for (const { id } of INVARIANTS) expect(evaluateInvariant(id, facts, SETTINGS)).toEqual(all.filter((v) => v.id === id));
   expect(holds('stop/supervisor-exit-clean').evaluate(facts, SETTINGS).map((v) => v.status)).toEqual(['FAIL']);
-});
-
-test('scenario assertions over recorded timelines: order with its pair, counts, never', () => {
-  const reference = derive(load('recorded-reference'));
-  const defect = derive(load('recorded-suspend-first'));
-  const order = happensBefore(gone({ role: 'supervisor' }), deleteRequested({ role: 'workload' }));
-  expect(order.evaluate(reference, SETTINGS).map((v) => v.status)).toEqual(['PASS']);
-  const [violated] = order.evaluate(defect, SETTINGS);
-  expect(violated.status).toBe('FAIL');
-  expect(violated.pair).toHaveLength(2);
-  expect(violated.message).toContain('violated: workload Pod deletion requested');
-  expect(happensTimes(started({ role: 'workload' }), 1).evaluate(reference, SETTINGS)[0].status).toBe('PASS');
-  expect(happensTimes(started({ role: 'workload' }), 2).evaluate(reference, SETTINGS)[0].status).toBe('INCONCLUSIVE');
-  expect(neverHappens(gone({ role: 'supervisor' })).evaluate(reference, SETTINGS)[0].status).toBe('FAIL');
-  expect(neverHappens(gone({ role: 'supervisor' })).settles).toBe(false);
 });

@@ -21,8 +21,9 @@ export interface Verdict extends InvariantInfo {
   /** For ordering rules: the pair that should have been [earlier, later]; highlighted when violated. */
   pair?: [number, number];
   /**
-   * INCONCLUSIVE only because the family found nothing of its kind in the timeline (no stop, no
-   * delete): not an evaluation, so violation rates leave it out.
+   * NOT SEEN: INCONCLUSIVE only because the rule found nothing of its kind to judge (no stop, no
+   * delete; or a call step it could not judge, which the message names): not an evaluation, so
+   * violation rates leave it out.
    */
   noEpisode?: true;
   /**
@@ -48,16 +49,31 @@ export function pass(info: InvariantInfo, message: string, evidence: TimelineEnt
   return verdict(info, 'PASS', message, evidence, pair);
 }
 
+/** NOT SEEN: `<id>: what there was nothing of`, an INCONCLUSIVE verdict that is no evaluation. */
+export function notSeen(info: InvariantInfo, why: string, evidence: TimelineEntry[] = []): Verdict {
+  return { ...inconclusive(info, why, evidence), noEpisode: true };
+}
+
+/** The one word (or two) a report gives a verdict: PASS, FAIL, INCONCLUSIVE, or NOT SEEN when there was nothing to judge. */
+export function verdictWord(v: Verdict): string {
+  return v.noEpisode ? 'NOT SEEN' : v.status;
+}
+
 /** INCONCLUSIVE: `<id>: why the recording cannot tell`. */
 export function inconclusive(info: InvariantInfo, why: string, evidence: TimelineEntry[] = [], pair?: [TimelineEntry, TimelineEntry]): Verdict {
   return verdict(info, 'INCONCLUSIVE', `${info.id}: ${why}`, evidence, pair);
 }
 
+/** The source of a scenario's own assertion (`toHappenTimes` …): it says why it matters itself. */
+export const SCENARIO_ASSERTION = 'scenario assertion';
+
 /**
  * FAIL, as every rule words it: `<id>: <title>`, what was violated, why it matters (the rule's
- * source) and, when given, the slice of the timeline around it.
+ * source; a scenario's own assertion has none but itself) and, when given, the slice of the
+ * timeline around it.
  */
 export function violation(info: InvariantInfo, violated: string, evidence: TimelineEntry[], options: { timeline?: string; pair?: [TimelineEntry, TimelineEntry] } = {}): Verdict {
   const quoted = options.timeline ? `\n  timeline:\n${options.timeline}` : '';
-  return verdict(info, 'FAIL', `${info.id}: ${info.title}\n  violated: ${violated}\n  why it matters: ${info.source}${quoted}`, evidence, options.pair);
+  const why = info.source === SCENARIO_ASSERTION ? '' : `\n  why it matters: ${info.source}`;
+  return verdict(info, 'FAIL', `${info.id}: ${info.title}\n  violated: ${violated}${why}${quoted}`, evidence, options.pair);
 }

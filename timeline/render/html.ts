@@ -4,7 +4,7 @@
  * verdict highlighted and its pair marked.
  */
 import { entryColumns } from '../derive/format.ts';
-import type { Verdict, VerdictStatus } from '../evaluate/verdict.ts';
+import { verdictWord, type Verdict, type VerdictStatus } from '../evaluate/verdict.ts';
 import type { Timeline } from '../model.ts';
 import { esc, FAINT, GREEN, INK, MONO, MUTED, ORANGE, RED, RULE, SANS, STEP } from './svg/style.ts';
 import { renderSwimlaneSvg } from './svg/swimlane.ts';
@@ -31,7 +31,7 @@ export function renderHtml(timeline: Timeline, verdicts: Verdict[]): string {
   const verdictItems = sorted.map((v) => {
     // A FAIL the test provoked and asserted (`.not.toHold`) is shown as such, not as the driver's violation.
     const cls = v.noEpisode ? 'unseen' : v.expectedByTest ? 'expected' : v.status.toLowerCase();
-    const badge = v.noEpisode ? 'NOT SEEN' : v.expectedByTest ? 'EXPECTED FAIL' : v.status;
+    const badge = v.expectedByTest ? 'EXPECTED FAIL' : verdictWord(v);
     const pair = v.pair ? ` · pair ${seqLink(v.pair[0])} should precede ${seqLink(v.pair[1])}` : '';
     return (
       `<li class="verdict ${cls}">\n` +

@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { derive } from '../../derive/histories.ts';
 import type { GapEntry, Timeline, TimelineEntry, WatchedResource } from '../../model.ts';
 import type { InvariantFamily } from '../family.ts';
-import type { EvaluationSettings, Verdict, VerdictStatus } from '../verdict.ts';
+import { verdictWord, type EvaluationSettings, type Verdict, type VerdictStatus } from '../verdict.ts';
 
 /** The lanes' driver settings the recordings were made with (lanes/driver-settings.ts). */
 export const SETTINGS: EvaluationSettings = { apiHeadroomSeconds: 5 };
@@ -56,9 +56,9 @@ export interface GoldenCase {
   says?: Record<string, string[]>;
 }
 
-/** One verdict as the golden file keeps it: the status and the first two lines of the message. */
+/** One verdict as the golden file keeps it: its word (NOT SEEN for nothing of its kind) and the first two lines of the message. */
 function goldenLine(v: Verdict): string {
-  return `${v.status} ${v.status === 'PASS' ? `${v.id}: ` : ''}${v.message.split('\n').slice(0, 2).map((l) => l.trim()).join(' / ')}`;
+  return `${verdictWord(v)} ${v.status === 'PASS' ? `${v.id}: ` : ''}${v.message.split('\n').slice(0, 2).map((l) => l.trim()).join(' / ')}`;
 }
 
 /** Registers a test per case, the golden file check, and the coverage check of the family's rules. */

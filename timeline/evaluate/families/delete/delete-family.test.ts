@@ -1,5 +1,6 @@
 import type { ObjectEntry, Timeline, TimelineEntry } from '../../../model.ts';
 import { entry, goldenCases, withGap, without } from '../test-kit.ts';
+import { REPEATED_DELETE as R } from './repeated-delete.ts';
 import { DELETE_INVARIANTS as I, deleteFamily } from './delete-family.ts';
 
 const ALL = Object.values(I).map((i) => i.id);
@@ -8,6 +9,9 @@ const isObject = (e: TimelineEntry): e is ObjectEntry => e.kind === 'object';
 const supervisorGone = (t: Timeline) => entry(t, (e) => isObject(e) && e.role === 'supervisor' && e.type === 'DELETED', 'of the supervisor Pod going');
 const supervisorDeleting = (t: Timeline) => entry(t, (e) => isObject(e) && e.role === 'supervisor' && !!e.deletionTimestamp, 'of the supervisor deletion');
 const sandboxDeleting = (t: Timeline) => entry(t, (e) => isObject(e) && e.resource === 'sandboxes' && (!!e.deletionTimestamp || e.type === 'DELETED'), 'of the Sandbox deletion');
+
+/** A step's mark in a recording. */
+const mark = (t: Timeline, title: string, status: 'begin' | 'end' | 'failed') => entry(t, (e) => e.kind === 'step' && e.title === title && e.status === status, `marking step "${title}" ${status}`);
 
 goldenCases(deleteFamily, [
   {
@@ -46,4 +50,12 @@ goldenCases(deleteFamily, [
   { title: 'the leaking delete with a watch gap on secrets after the deletion', recording: 'recorded-defect-delete-leaves-secrets', edit: (t) => withGap(t, 'secrets', sandboxDeleting(t)), gap: true, expect: { [I.ownedGone.id]: 'INCONCLUSIVE' } },
   { title: 'deleting a stopped sandbox: no supervisor to spare, not an episode', recording: 'recorded-reference-delete-stopped', expect: every('INCONCLUSIVE') },
   { title: 'no delete at all', recording: 'recorded-reference', expect: every('INCONCLUSIVE') },
+  { title: 'the reference driver: create, stop, delete, delete again (deleted=false, nothing created)', recording: 'recorded-reference-delete-twice', expect: { [R.id]: 'PASS' }, says: { [R.id]: ['step "delete again" (a delete of sandbox', 'answered OK; no creation of its objects inside it'] } },
+  {
+    title: 'a delete of a deleted sandbox that fails with INTERNAL (the contract: deleted=false or NOT_FOUND)',
+    recording: 'recorded-defect-delete-deleted-fails',
+    expect: { [R.id]: 'FAIL' },
+    says: { [R.id]: ['answered INTERNAL (delete sandbox failed: no Sandbox to delete); the contract\'s answers: OK or NOT_FOUND'] },
+  },
+  { title: 'delete again with a watch gap on sandboxes over it', recording: 'recorded-reference-delete-twice', edit: (t) => withGap(t, 'sandboxes', mark(t, 'delete again', 'begin'), mark(t, 'delete again', 'end')), gap: true, expect: { [R.id]: 'INCONCLUSIVE' }, says: { [R.id]: ['a watch gap on sandboxes'] } },
 ]);

@@ -10,11 +10,12 @@
  */
 import { objectLabel, KIND } from '../../../derive/format.ts';
 import { happenedBefore, type Facts } from '../../../derive/histories.ts';
-import { defineFamily, rule } from '../../family.ts';
+import { defineFamily, joinFamilies, rule } from '../../family.ts';
 import { gapVerdict, orderVerdict, slice } from '../../order.ts';
 import { cleanExitVerdict } from '../../pod-verdicts.ts';
 import { inconclusive, pass, violation, type InvariantInfo, type Verdict } from '../../verdict.ts';
 import { deleteEpisodes, type DeleteEpisode } from './delete-episodes.ts';
+import { repeatedDeleteFamily } from './repeated-delete.ts';
 
 const SOURCE = 'OpenShell#3421 on the delete path: a Ready sandbox deleted by garbage collection loses both Pods at once; delete must run the ordered stop first';
 
@@ -60,7 +61,7 @@ function ownedGoneVerdict(facts: Facts, e: DeleteEpisode, headroom: number): Ver
   return inconclusive(info, `not yet seen gone when the recording ended, ${((recordedUntil - e.deletion.t) / 1000).toFixed(1)} s after the deletion, inside their deadlines: ${left.map(name).join(', ')}`, [e.deletion]);
 }
 
-export const deleteFamily = defineFamily<DeleteEpisode>({
+const deleteRules = defineFamily<DeleteEpisode>({
   prefix: 'delete/',
   episodes: deleteEpisodes,
   noEpisode: 'no delete of a running sandbox was observed',
@@ -72,3 +73,6 @@ export const deleteFamily = defineFamily<DeleteEpisode>({
     rule(I.ownedGone, (e, facts, settings) => [ownedGoneVerdict(facts, e, settings.apiHeadroomSeconds)]),
   ],
 });
+
+/** The family as registered: the rules over its episodes, and the rule over its repeated calls (repeated-delete.ts). */
+export const deleteFamily = joinFamilies(deleteRules, repeatedDeleteFamily);

@@ -1,4 +1,4 @@
-import { happenedBefore, histories, type Facts, type ObjectHistory } from '../../../derive/histories.ts';
+import { happenedBefore, histories, inCommitOrder, supervisorOf, type Facts, type ObjectHistory } from '../../../derive/histories.ts';
 import { lifecycleSteps, type StepWindow } from '../../../derive/steps.ts';
 import type { ObjectEntry } from '../../../model.ts';
 
@@ -47,18 +47,4 @@ export function startEpisodes(facts: Facts): StartEpisode[] {
     }
   }
   return episodes;
-}
-
-/**
- * The supervisor of a generation: of the sandbox's supervisor Pods not gone when `at` (the
- * workload Pod's first sighting) was committed, the one created last before it — the supervisor
- * is created before the workload is — else the first one created after it.
- */
-function supervisorOf(supervisors: ObjectHistory[], at: ObjectEntry): ObjectHistory | undefined {
-  const alive = supervisors.filter((s) => !s.gone || happenedBefore(at, s.gone));
-  return alive.filter((s) => happenedBefore(s.seen, at)).at(-1) ?? alive.find((s) => !happenedBefore(s.seen, at));
-}
-
-function inCommitOrder(list: ObjectHistory[]): ObjectHistory[] {
-  return [...list].sort((a, b) => (happenedBefore(a.seen, b.seen) ? -1 : 1));
 }

@@ -1,5 +1,6 @@
 import type { ObjectEntry, Timeline, TimelineEntry } from '../../../model.ts';
 import { entry, goldenCases, withGap, without } from '../test-kit.ts';
+import { REPEATED_START as R } from './repeated-start.ts';
 import { START_INVARIANTS as I, startFamily } from './start-family.ts';
 
 const ALL = Object.values(I).map((i) => i.id);
@@ -9,6 +10,9 @@ const released = (t: Timeline, role: string) => entry(t, (e) => isObject(e) && e
 const ready = (t: Timeline, role: string) => entry(t, (e) => isObject(e) && e.role === role && e.ready === true, `of the ${role} Pod Ready`);
 const running = (t: Timeline, role: string) => entry(t, (e) => isObject(e) && e.role === role && !!e.containers?.some((c) => c.state === 'running'), `of the ${role} Pod running`);
 const unstamped = (t: Timeline): Timeline => ({ ...t, entries: t.entries.map((e) => (e.kind === 'step' ? { ...e, clusterRevision: undefined } : e)) });
+
+/** A step's mark in a recording. */
+const mark = (t: Timeline, title: string, status: 'begin' | 'end' | 'failed') => entry(t, (e) => e.kind === 'step' && e.title === title && e.status === status, `marking step "${title}" ${status}`);
 
 goldenCases(startFamily, [
   { title: 'the reference driver: create, stop', recording: 'recorded-reference', expect: every('PASS') },
@@ -56,4 +60,19 @@ goldenCases(startFamily, [
     says: { [I.supervisorReleasedFirst.id]: ['carries no scheduling gates'], [I.readyAfterSupervisorReady.id]: ['carries no Pod readiness'] },
   },
   { title: 'no start at all (no running Sandbox spec)', recording: 'recorded-reference', edit: (t) => without(t, (e) => isObject(e) && e.resource === 'sandboxes' && !e.sandbox?.suspended), expect: every('INCONCLUSIVE') },
+  { title: 'the reference driver: create, stop, start, start again (refused: FAILED_PRECONDITION, nothing installed)', recording: 'recorded-reference-start-twice', expect: { ...every('PASS'), [R.id]: 'PASS' }, says: { [R.id]: ['answered FAILED_PRECONDITION; no creation, deletion or suspension of its objects inside it'] } },
+  {
+    title: 'a start of a running sandbox that rotates it: stops it in order and installs a new generation',
+    recording: 'recorded-defect-start-rotates-running',
+    expect: { [R.id]: 'FAIL' },
+    says: { [R.id]: ['answered OK but Pod os-supervisor-', 'Sandbox w7d9a3e--starttwice suspended'] },
+  },
+  { title: 'start again with a watch gap on pods over it', recording: 'recorded-reference-start-twice', edit: (t) => withGap(t, 'pods', mark(t, 'start again', 'begin'), mark(t, 'start again', 'failed')), gap: true, expect: { [R.id]: 'INCONCLUSIVE' }, says: { [R.id]: ['a watch gap on pods'] } },
+  { title: 'the rotating start with its marks unstamped: the changes after its begin cannot be placed', recording: 'recorded-defect-start-rotates-running', edit: unstamped, expect: { [R.id]: 'INCONCLUSIVE' }, says: { [R.id]: ['cannot be placed against its marks'] } },
+  {
+    title: 'two starts of a stopped sandbox at once (the reference driver: one installs, the other FAILED_PRECONDITION): the racing one is NOT SEEN',
+    recording: 'recorded-reference-racing-starts',
+    expect: { [I.mainRunsOnce.id]: 'PASS', [I.supervisorReleasedFirst.id]: 'PASS', [R.id]: 'INCONCLUSIVE' },
+    says: { [R.id]: ['step "start racing it": it races step "start", a start of the same sandbox'] },
+  },
 ]);

@@ -13,10 +13,11 @@
 import { objectLabel } from '../../../derive/format.ts';
 import { containerRuns, type Facts } from '../../../derive/histories.ts';
 import { returnedAfterVerdict } from '../../call-return.ts';
-import { defineFamily, rule } from '../../family.ts';
+import { defineFamily, joinFamilies, rule } from '../../family.ts';
 import { gapVerdict, orderVerdict, slice } from '../../order.ts';
 import { inconclusive, pass, violation, type InvariantInfo, type Verdict } from '../../verdict.ts';
 import { startEpisodes, type StartEpisode } from './start-episodes.ts';
+import { repeatedStartFamily } from './repeated-start.ts';
 
 export const START_INVARIANTS = {
   supervisorReleasedFirst: {
@@ -77,7 +78,7 @@ function runsOnceVerdict(facts: Facts, e: StartEpisode): Verdict {
   return gap ?? pass(info, described, [ran[0].pod.seen]);
 }
 
-export const startFamily = defineFamily<StartEpisode>({
+const startRules = defineFamily<StartEpisode>({
   prefix: 'start/',
   episodes: startEpisodes,
   noEpisode: 'no start was observed (no Sandbox spec was running while recording)',
@@ -87,3 +88,6 @@ export const startFamily = defineFamily<StartEpisode>({
     rule(I.mainRunsOnce, (e, facts) => [runsOnceVerdict(facts, e)]),
   ],
 });
+
+/** The family as registered: the rules over its episodes, and the rule over its repeated calls (repeated-start.ts). */
+export const startFamily = joinFamilies(startRules, repeatedStartFamily);

@@ -1,4 +1,4 @@
-import { happenedBefore, histories, type Facts, type ObjectHistory } from '../../../derive/histories.ts';
+import { happenedBefore, histories, supervisorOf, type Facts, type ObjectHistory } from '../../../derive/histories.ts';
 import { lifecycleSteps, relativeToMark, type StepWindow } from '../../../derive/steps.ts';
 import type { ObjectEntry } from '../../../model.ts';
 
@@ -7,6 +7,7 @@ export interface StopEpisode {
   sandbox: ObjectHistory;
   /** The entry where the Sandbox spec turned suspended. */
   suspension: ObjectEntry;
+  /** The stopped generation's supervisor Pod (see `supervisorOf`). */
   supervisor?: ObjectHistory;
   workload?: ObjectHistory;
   /** The generation's Secrets deleted while recording (what the ordering rule judges). */
@@ -30,8 +31,10 @@ export function stopEpisodes(facts: Facts): StopEpisode[] {
       const previous = sandbox.suspensions[k - 1];
       const ofThisGeneration = (h: ObjectHistory) => before(h) && !(previous && happenedBefore(h.seen, previous));
       const latest = (list: ObjectHistory[]) => list.filter(before).sort((a, b) => (happenedBefore(a.seen, b.seen) ? -1 : 1)).at(-1);
-      const supervisor = latest(histories(facts, { resource: 'pods', role: 'supervisor', sandboxId: sandbox.sandboxId }));
       const workload = latest(histories(facts, { resource: 'pods', role: 'workload', sandboxId: sandbox.sandboxId }));
+      // The stopped generation's supervisor, not one someone else created under its name since (OpenShell#3556).
+      const supervisors = histories(facts, { resource: 'pods', role: 'supervisor', sandboxId: sandbox.sandboxId });
+      const supervisor = (workload && supervisorOf(supervisors.filter(before), workload.seen)) ?? latest(supervisors);
       const alive = histories(facts, { resource: 'secrets', sandboxId: sandbox.sandboxId }).filter((s) => ofThisGeneration(s) && !(s.gone && happenedBefore(s.gone, suspension)));
       episodes.push({
         sandbox,

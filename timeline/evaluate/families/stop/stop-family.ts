@@ -14,11 +14,12 @@ import { objectLabel } from '../../../derive/format.ts';
 import { happenedBefore, type Facts } from '../../../derive/histories.ts';
 import type { ObjectEntry } from '../../../model.ts';
 import { returnedAfterVerdict } from '../../call-return.ts';
-import { defineFamily, rule } from '../../family.ts';
+import { defineFamily, joinFamilies, rule } from '../../family.ts';
 import { gapVerdict, orderVerdict } from '../../order.ts';
 import { cleanExitVerdict, fullGraceVerdict } from '../../pod-verdicts.ts';
 import { inconclusive, pass, violation, type InvariantInfo, type Verdict } from '../../verdict.ts';
 import { stopEpisodes, type StopEpisode } from './stop-episodes.ts';
+import { repeatedStopFamily } from './repeated-stop.ts';
 
 const SOURCE = 'OpenShell#3421, fixed by #3424: the supervisor cleans up through the workload boundary, so it must go first';
 
@@ -100,7 +101,7 @@ function returnsWhenStoppedVerdict(facts: Facts, e: StopEpisode): Verdict {
 const supervisorGone = (e: StopEpisode) => ({ entry: e.supervisor?.gone, what: `${objectLabel(e.supervisor, 'the supervisor Pod')} gone` });
 const I = STOP_INVARIANTS;
 
-export const stopFamily = defineFamily<StopEpisode>({
+const stopRules = defineFamily<StopEpisode>({
   prefix: 'stop/',
   episodes: stopEpisodes,
   noEpisode: 'no stop was observed (no Sandbox spec turned suspended while recording)',
@@ -120,3 +121,6 @@ export const stopFamily = defineFamily<StopEpisode>({
     rule(I.returnsWhenStopped, (e, facts) => [returnsWhenStoppedVerdict(facts, e)]),
   ],
 });
+
+/** The family as registered: the rules over its episodes, and the rule over its repeated calls (repeated-stop.ts). */
+export const stopFamily = joinFamilies(stopRules, repeatedStopFamily);
