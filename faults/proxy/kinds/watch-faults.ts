@@ -68,7 +68,9 @@ export class WatchExpireFault extends FaultBehaviour<Spec<'watch-expire'>> {
 
   override onWatch(watch: RelayedWatch, atActivation: boolean): void {
     if (!atActivation) return;
-    const delivered = watch.lastDelivered;
+    // Where the stream stood: its last event, else the revision it started from.
+    const from = Number(watch.request.resourceVersion);
+    const delivered = watch.lastDelivered ?? (Number.isSafeInteger(from) && from > 0 ? from : undefined);
     if (delivered !== undefined) this.cutoff = Math.max(this.cutoff ?? 0, delivered);
     watch.end();
     this.acted(watch.request, watch.client, 'ended the stream');
