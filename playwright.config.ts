@@ -1,6 +1,9 @@
 import { defineConfig, type ReporterDescription } from '@playwright/test';
+import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import type { RunOptions } from './fixtures/run-value.ts';
+import { TEST_COST_PIDS } from './fixtures/reporters/test-cost.ts';
 import { readLaneRun } from './lanes/run/lane-run.ts';
 
 /**
@@ -16,6 +19,15 @@ try {
   if ((error as NodeJS.ErrnoException).code !== 'ERR_REQUIRE_ESM') throw error;
 }
 
+/**
+ * In a worker of a run with the test-cost reporter: tell it this worker's process id (Playwright
+ * does not), so it can read the worker's CPU time from /proc. The config is loaded in each worker
+ * after Playwright has set TEST_WORKER_INDEX.
+ */
+if (process.env[TEST_COST_PIDS] && process.env.TEST_WORKER_INDEX !== undefined) {
+  writeFileSync(join(process.env[TEST_COST_PIDS], process.env.TEST_WORKER_INDEX), String(process.pid));
+}
+
 /** Set by `npm run lane` (CONFORMANCE_RUN): the lane, its cluster, the driver under test, where reports go. */
 const run = readLaneRun();
 
@@ -25,9 +37,10 @@ const reporters: ReporterDescription[] = run
       ['html', { outputFolder: `${run.reportDir}/html`, open: 'never' }],
       ['junit', { outputFile: `${run.reportDir}/junit.xml` }],
       ['json', { outputFile: `${run.reportDir}/results.json` }],
+      ['./fixtures/reporters/test-cost.ts', { outputFile: `${run.reportDir}/test-cost.json` }],
       ['./fixtures/reporters/plain-summary.ts'],
     ]
-  : [['list'], ['./fixtures/reporters/plain-summary.ts']];
+  : [['list'], ['./fixtures/reporters/test-cost.ts', { print: true }], ['./fixtures/reporters/plain-summary.ts']];
 
 /**
  * One runner for everything. `unit` runs the `*.test.ts` files beside the code they test. The

@@ -35,6 +35,10 @@ const BENCHMARKS: Record<string, Benchmark> = {
     summary: 'fault proxy: GETs of one Pod directly and through the proxy (no fault in force), interleaved; median, p99, proxy/direct',
     run: async (options) => (await import('../bench/proxy-latency.ts')).runProxyBenchmark(options),
   },
+  tests: {
+    summary: '`npm test` as CI runs it: wall time against 8 min on 2 cores, workers\' CPU time, the 15 slowest test files (wall and CPU)',
+    run: async (options) => (await import('../bench/test-suite.ts')).runTestSuiteBenchmark(options),
+  },
   lanes: {
     summary: 'conformance lanes on the embedded cluster: wall time of one lane and of all six side by side, timeline recorder overhead',
     run: async (options) => (await import('../bench/lanes.ts')).runLanesBenchmark(options),

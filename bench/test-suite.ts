@@ -1,0 +1,57 @@
+/**
+ * `npm run bench -- tests`: where `npm test`'s time goes. Runs the unit project as CI runs it
+ * (CI=true: two workers, retries off), and reads what the test-cost reporter measured
+ * (fixtures/reporters/test-cost.ts): the run's wall time against issue 25's target (<= 8 min
+ * on 2 cores), the workers' busy time and CPU time, and the 15 slowest test files with their
+ * wall and CPU time. `--quick` runs the timeline's tests only, to try the benchmark itself.
+ */
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { costByFile, renderCostTable, type CostReport } from '../fixtures/reporters/test-cost.ts';
+import { machine, progressLog, renderTable, writeReport, type BenchOptions, type Row } from './common.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const TARGET_MINUTES = 8;
+
+export async function runTestSuiteBenchmark(options: BenchOptions): Promise<void> {
+  const log = progressLog('tests');
+  const dir = await mkdtemp(join(tmpdir(), 'bench-tests-'));
+  const costFile = join(dir, 'test-cost.json');
+  try {
+    log(`running ${options.quick ? 'the timeline tests' : '`npm test`'} as CI does (2 workers); this takes minutes`);
+    // The test run's own output (a dot per test, then its failures) is the progress, on stderr.
+    const done = await execa(join(ROOT, 'node_modules/.bin/playwright'), ['test', '--project=unit', '--reporter=dot,./fixtures/reporters/test-cost.ts', ...(options.quick ? ['timeline/'] : [])], {
+      cwd: ROOT,
+      reject: false,
+      stdio: ['ignore', process.stderr, process.stderr],
+      env: { CI: 'true', CONFORMANCE_TEST_COST_FILE: costFile },
+    });
+    let report: CostReport;
+    try {
+      report = JSON.parse(readFileSync(costFile, 'utf8')) as CostReport;
+    } catch {
+      throw new Error(`the test run wrote no cost report (exit ${done.exitCode}); its output is above`);
+    }
+    const minutes = report.runWallMs / 60_000;
+    const files = costByFile(report.tests);
+    const workerMs = files.reduce((sum, f) => sum + f.wallMs, 0);
+    const cpuMs = files.every((f) => f.cpuMs !== undefined) ? files.reduce((sum, f) => sum + f.cpuMs!, 0) : undefined;
+    const failed = done.exitCode !== 0;
+    const rows: Row[] = [
+      { measure: `npm test, wall time (${report.tests.length} tests)`, value: `${minutes.toFixed(1)} min${failed ? ' (tests FAILED)' : ''}`, ...(options.quick ? {} : { target: `<= ${TARGET_MINUTES} min`, pass: minutes <= TARGET_MINUTES && !failed }) },
+      { measure: `workers' busy time (${report.workers} workers)`, value: `${(workerMs / 60_000).toFixed(1)} min` },
+      { measure: 'CPU time (workers and their children)', value: cpuMs === undefined ? 'n/a (no /proc)' : `${(cpuMs / 60_000).toFixed(1)} min` },
+      { measure: 'CPU / wall', value: cpuMs === undefined ? 'n/a' : `${(cpuMs / report.runWallMs).toFixed(2)} cores busy on average` },
+    ];
+    process.stdout.write(renderTable('npm test on this machine', rows));
+    process.stdout.write(`\n${renderCostTable(report)}\n`);
+    const file = await writeReport('tests', { machine: machine(), quick: !!options.quick, exitCode: done.exitCode, runWallMs: report.runWallMs, workers: report.workers, files });
+    process.stdout.write(`\nwritten: ${file}\n`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
