@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { RunOptions } from './fixtures/run-value.ts';
 import { TEST_COST_PIDS } from './fixtures/reporters/test-cost.ts';
-import { readLaneRun } from './lanes/run/lane-run.ts';
+import { FIXTURES_BUNDLE_ENV, readLaneRun } from './lanes/run/lane-run.ts';
 
 /**
  * The Kubernetes client, loaded here through require() of an ES module (Node >= 20.19) before any
@@ -12,11 +12,15 @@ import { readLaneRun } from './lanes/run/lane-run.ts';
  * the package then get the same module instance from Node's cache. Imported through Playwright's
  * module hooks instead, its ~830 modules cost every worker ~1 s of CPU (require: ~0.3 s); a lane
  * starts up to 3 workers per core. An older Node without require(esm) loads it as before.
+ * Not in a lane's workers that load the bundled fixtures (lanes/run/fixtures-bundle.ts): the
+ * bundle carries its own copy.
  */
-try {
-  createRequire(import.meta.url)('@kubernetes/client-node');
-} catch (error) {
-  if ((error as NodeJS.ErrnoException).code !== 'ERR_REQUIRE_ESM') throw error;
+if (!process.env[FIXTURES_BUNDLE_ENV] || process.env[FIXTURES_BUNDLE_ENV] === 'off') {
+  try {
+    createRequire(import.meta.url)('@kubernetes/client-node');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_REQUIRE_ESM') throw error;
+  }
 }
 
 /**

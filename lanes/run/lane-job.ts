@@ -14,6 +14,7 @@ import type { RoleSelectors } from '../../driver/role-selectors.ts';
 import type { Schedule } from '../../faults/schedule/schedule.ts';
 import type { Lane } from '../lane-declaration.ts';
 import { announceDriver } from './announce-driver.ts';
+import { fixturesBundle } from './fixtures-bundle.ts';
 import { driverReplicas, testsSideBySide } from './driver-launch.ts';
 import { driverIdentityName, grantDriverAccess, revokeDriverAccess, type DriverAccess } from '../setup/driver-access.ts';
 import { prepareOperatorWorkspaces } from '../setup/operator-namespaces.ts';
@@ -171,11 +172,15 @@ export async function runLane(lane: Lane, options: LaneRunOptions, control: RunC
 async function runPlaywright(lane: Lane, options: LaneRunOptions, runPath: string, control: RunControl, output: LaneOutput, lanesAtOnce: number, onLine: (line: string) => void): Promise<number> {
   const count = testsSideBySide(options.driver, lane) ? laneWorkers(options.provider.name, lanesAtOnce) : 1;
   const workers = options.playwrightArgs.some((a) => a.startsWith('--workers') || a === '-j') ? [] : ['--workers', String(count)];
+  const bundle = await fixturesBundle().catch((error: Error) => {
+    output.err(`[${lane.name}] fixtures load from source: bundling them failed (${error.message})\n`);
+    return undefined;
+  });
   const child = execa(join(ROOT, 'node_modules/.bin/playwright'), ['test', '--project', lane.name, ...workers, ...options.playwrightArgs], {
     cwd: ROOT,
     stdio: output.capturesPlaywright ? 'pipe' : 'inherit',
     reject: false,
-    env: { [LANE_RUN_ENV]: runPath },
+    env: { [LANE_RUN_ENV]: runPath, ...bundle?.env },
   });
   if (output.capturesPlaywright) {
     for (const [stream, write] of [

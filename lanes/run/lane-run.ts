@@ -12,6 +12,11 @@ import type { Lane } from '../lane-declaration.ts';
 import type { DriverAccess } from '../setup/driver-access.ts';
 
 export const LANE_RUN_ENV = 'CONFORMANCE_RUN';
+/**
+ * Names the bundled fixtures a lane's Playwright loads (lanes/run/fixtures-bundle.ts); set to
+ * `off` before `npm run lane` to load them from source instead.
+ */
+export const FIXTURES_BUNDLE_ENV = 'CONFORMANCE_FIXTURES_BUNDLE';
 
 /**
  * The driver the lane tests: the harness's own (in process or external, as the lane deploys it),
