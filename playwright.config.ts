@@ -1,9 +1,7 @@
 import { defineConfig, type ReporterDescription } from '@playwright/test';
-import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import type { RunOptions } from './fixtures/run-value.ts';
-import { TEST_COST_PIDS } from './fixtures/reporters/test-cost.ts';
+import { recordWorkerPid } from './fixtures/reporters/test-cost.ts';
 import { FIXTURES_BUNDLE_ENV, readLaneRun } from './lanes/run/lane-run.ts';
 
 /**
@@ -28,9 +26,7 @@ if (!process.env[FIXTURES_BUNDLE_ENV] || process.env[FIXTURES_BUNDLE_ENV] === 'o
  * does not), so it can read the worker's CPU time from /proc. The config is loaded in each worker
  * after Playwright has set TEST_WORKER_INDEX.
  */
-if (process.env[TEST_COST_PIDS] && process.env.TEST_WORKER_INDEX !== undefined) {
-  writeFileSync(join(process.env[TEST_COST_PIDS], process.env.TEST_WORKER_INDEX), String(process.pid));
-}
+recordWorkerPid();
 
 /** Set by `npm run lane` (CONFORMANCE_RUN): the lane, its cluster, the driver under test, where reports go. */
 const run = readLaneRun();

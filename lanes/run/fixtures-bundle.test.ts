@@ -16,10 +16,10 @@ function importFixtures(env: Record<string, string>) {
 
 test('the bundle stands in for fixtures/conformance.ts wherever it is imported, and is reused while the sources stay the same', async () => {
   test.setTimeout(60_000);
-  const bundle = await fixturesBundle();
+  const bundle = await withBundleSetting(undefined, fixturesBundle);
   expect(bundle).toBeDefined();
   expect(existsSync(bundle!.file)).toBe(true);
-  expect((await fixturesBundle())!.file, 'the same sources: the same build').toBe(bundle!.file);
+  expect((await withBundleSetting(undefined, fixturesBundle))!.file, 'the same sources: the same build').toBe(bundle!.file);
   // What its modules find beside themselves, they find where their sources are.
   expect(readFileSync(bundle!.file, 'utf8')).toContain(JSON.stringify(pathToFileURL(`${ROOT}faults/schedule/parse-schedule.ts`).href));
 
@@ -36,12 +36,18 @@ test('the bundle stands in for fixtures/conformance.ts wherever it is imported, 
 });
 
 test(`${FIXTURES_BUNDLE_ENV}=off: no bundle, the fixtures load from source`, async () => {
+  expect(await withBundleSetting('off', fixturesBundle)).toBeUndefined();
+});
+
+/** Runs `f` with CONFORMANCE_FIXTURES_BUNDLE as given (unset for undefined), whatever the test run was started with. */
+async function withBundleSetting<T>(value: string | undefined, f: () => Promise<T>): Promise<T> {
   const before = process.env[FIXTURES_BUNDLE_ENV];
-  process.env[FIXTURES_BUNDLE_ENV] = 'off';
+  if (value === undefined) delete process.env[FIXTURES_BUNDLE_ENV];
+  else process.env[FIXTURES_BUNDLE_ENV] = value;
   try {
-    expect(await fixturesBundle()).toBeUndefined();
+    return await f();
   } finally {
     if (before === undefined) delete process.env[FIXTURES_BUNDLE_ENV];
     else process.env[FIXTURES_BUNDLE_ENV] = before;
   }
-});
+}
