@@ -19,7 +19,7 @@
  * name and renames it into place, so two concurrent builds cannot leave a half-written bundle.
  */
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -132,13 +132,18 @@ export function driverBundle(options: DriverBundleOptions = PROJECT_DRIVER_BUNDL
   // The directory appears whole (a rename), so its existence means a complete build.
   if (existsSync(dir)) {
     const now = new Date();
-    utimesSync(dir, now, now);
+    try {
+      utimesSync(dir, now, now); // marks it used, so no other build prunes it as stale
+    } catch {
+      // a cache this user may read but not write (another user's checkout): use it as it is
+    }
     return { file, hash, built: false };
   }
   mkdirSync(options.cacheDir, { recursive: true });
   const temp = mkdtempSync(join(options.cacheDir, `.${hash}-`));
   try {
     buildInto(temp, options, files);
+    chmodSync(temp, 0o755); // mkdtemp makes it private; other users of this checkout run it too
     renameSync(temp, dir);
   } catch (error) {
     rmSync(temp, { recursive: true, force: true });

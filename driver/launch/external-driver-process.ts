@@ -47,8 +47,8 @@ export interface DriverCommand {
 export function harnessDriverCommand(options: { workspaceMode: WorkspaceMode; variant: DriverVariant; settings: DriverSettings }): DriverCommand {
   const { settings } = options;
   return {
-    argv: [
-      process.execPath, ...DRIVER_NODE_FLAGS, projectDriverBundle().file, 'serve',
+    argv: bundledDriverArgv([
+      'serve',
       '--mode', options.workspaceMode,
       '--namespace', settings.namespace,
       ...(settings.gatewayId ? ['--gateway-id', settings.gatewayId] : []),
@@ -58,8 +58,17 @@ export function harnessDriverCommand(options: { workspaceMode: WorkspaceMode; va
       '--api-headroom', String(settings.apiHeadroomSeconds),
       ...(settings.supervisorReadySeconds !== undefined ? ['--supervisor-ready', String(settings.supervisorReadySeconds)] : []),
       '--reconcile-interval', String(settings.reconcileIntervalMs / 1000),
-    ],
+    ]),
   };
+}
+
+/**
+ * The driver CLI run from its bundle with the driver's node flags: how the harness starts its
+ * driver, and how `npm run driver -- serve` starts it for a user (scripts/driver.ts), so both
+ * measure the same process.
+ */
+export function bundledDriverArgv(args: string[]): string[] {
+  return [process.execPath, ...DRIVER_NODE_FLAGS, projectDriverBundle().file, ...args];
 }
 
 /**

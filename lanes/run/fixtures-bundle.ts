@@ -23,7 +23,7 @@
  * paths load).
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -142,12 +142,17 @@ export async function fixturesBundle(): Promise<FixturesBundle | undefined> {
   const file = join(dir, 'fixtures.mjs');
   if (existsSync(dir)) {
     const now = new Date();
-    utimesSync(dir, now, now);
+    try {
+      utimesSync(dir, now, now); // marks it used, so no other build prunes it as stale
+    } catch {
+      // a cache this user may read but not write (another user's checkout): use it as it is
+    }
   } else {
     mkdirSync(CACHE_DIR, { recursive: true });
     const temp = mkdtempSync(join(CACHE_DIR, `.${hash}-`));
     try {
       await buildInto(temp, dir);
+      chmodSync(temp, 0o755); // mkdtemp makes it private; other users of this checkout run it too
       renameSync(temp, dir);
     } catch (error) {
       rmSync(temp, { recursive: true, force: true });
