@@ -1,5 +1,6 @@
 import { defineConfig, type ReporterDescription } from '@playwright/test';
 import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
 import type { RunOptions } from './fixtures/run-value.ts';
 import { recordWorkerPid } from './fixtures/reporters/test-cost.ts';
 import { FIXTURES_BUNDLE_ENV, readLaneRun } from './lanes/run/lane-run.ts';
@@ -52,7 +53,10 @@ export default defineConfig<object, RunOptions>({
   testDir: '.',
   fullyParallel: true,
   forbidOnly: !!process.env.CI,
-  workers: process.env.CI ? 2 : undefined,
+  // `npm test`: most tests wait on a cluster, a process or a lane far more than they compute
+  // (on 2 cores, 2 workers kept ~1.2 cores busy), so twice as many workers as cores, and never
+  // fewer than 4. A lane's runner sets its own count (lanes/run/lane-job.ts).
+  workers: Math.max(4, 2 * availableParallelism()),
   timeout: 60_000,
   reporter: reporters,
   outputDir: run ? `${run.reportDir}/test-results` : 'test-results',

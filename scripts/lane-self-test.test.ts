@@ -102,14 +102,18 @@ function timelineOf(results: string): Timeline {
 }
 
 /**
- * The lanes by the Agent Sandbox release they run (lanes of one release share one cluster), and
- * shared-v1beta1 once more on v0.5.4 (`--agent-sandbox`), OpenShell's default release since its #2937.
+ * The lanes in groups, each group on its own cluster: shared-v1beta1 and managed one after the
+ * other on one cluster (so a lane is shown to leave an existing cluster fit for the next), every
+ * other lane alone, so the groups spread over the test workers instead of queueing behind one
+ * test; and shared-v1beta1 once more on v0.5.4 (`--agent-sandbox`), OpenShell's default release
+ * since its #2937.
  */
-function byRelease(): { release: string; lanes: Lane[]; args: string[] }[] {
-  const groups = new Map<string, Lane[]>();
-  for (const l of LANES) groups.set(l.agentSandbox.version, [...(groups.get(l.agentSandbox.version) ?? []), l]);
+function laneGroups(): { release: string; lanes: Lane[]; args: string[] }[] {
+  const together = ['shared-v1beta1', 'managed'];
+  const groups: Lane[][] = [LANES.filter((l) => together.includes(l.name)), ...LANES.filter((l) => !together.includes(l.name)).map((l) => [l])];
+  for (const group of groups) if (new Set(group.map((l) => l.agentSandbox.version)).size !== 1) throw new Error(`lanes ${group.map((l) => l.name).join(', ')} run on different Agent Sandbox releases: they cannot share a cluster`);
   return [
-    ...[...groups].map(([release, lanes]) => ({ release, lanes, args: lanes.map((l) => l.name) })),
+    ...groups.map((lanes) => ({ release: lanes[0].agentSandbox.version, lanes, args: lanes.map((l) => l.name) })),
     { release: 'v0.5.4', lanes: [laneOnRelease(findLane('shared-v1beta1'), 'v0.5.4', LANES)], args: ['shared-v1beta1', '--agent-sandbox', 'v0.5.4'] },
   ];
 }
@@ -121,7 +125,7 @@ function byRelease(): { release: string; lanes: Lane[]; args: string[] }[] {
  * only the embedded cluster has. The lanes of one release run one after the other on one
  * cluster; the releases run side by side.
  */
-for (const { release, lanes, args } of byRelease()) {
+for (const { release, lanes, args } of laneGroups()) {
   const names = lanes.map((l) => l.name);
   test(`lanes ${names.join(', ')} pass every scenario, none skipped but for replica count, on a cluster reached through the existing provider (Agent Sandbox ${release})`, async ({}, testInfo) => {
     test.setTimeout(20 * 60_000);
@@ -132,7 +136,9 @@ for (const { release, lanes, args } of byRelease()) {
       await testInfo.attach('cluster', { body: `embedded cluster at ${cluster.url}, Agent Sandbox ${release}, ${describeRealism(cluster.agentSandboxRealism!)}` });
       const reports = testInfo.outputPath('reports');
       const started = Date.now();
-      const run = await lane([...args, '--cluster', 'existing', '--report-dir', reports], { KUBECONFIG: kubeconfigPath });
+      // Four workers, not the existing provider's two (sized for a remote cluster): the cluster is
+      // in this process, and the lane's scenarios mostly wait, so this test holds its worker half as long.
+      const run = await lane([...args, '--cluster', 'existing', '--report-dir', reports, '--', '--workers', '4'], { KUBECONFIG: kubeconfigPath });
       await testInfo.attach('lane output', { body: `${run.all}\n\n(${((Date.now() - started) / 1000).toFixed(0)} s)` });
       expect(run.all).toContain('cluster: existing (requested with --cluster existing');
       const listed = await scenarioTitles();
@@ -162,8 +168,14 @@ function skippedForReplicas(o: { status: string; detail?: string }, lane: string
   return o.status === 'skipped' && !!m && m[2] === lane && Number(m[3]) === replicas && Number(m[1]) > replicas;
 }
 
-/** The scenarios as the summary names them (`<file without .spec.ts> › <title>`), from Playwright's own listing. */
-async function scenarioTitles(): Promise<string[]> {
+/** The scenarios as the summary names them (`<file without .spec.ts> › <title>`), from Playwright's own listing; listed once per worker. */
+let listed: Promise<string[]> | undefined;
+function scenarioTitles(): Promise<string[]> {
+  listed ??= listScenarios();
+  return listed;
+}
+
+async function listScenarios(): Promise<string[]> {
   const listing = await lane(['--list']);
   return listing.stdout
     .split('\n')
