@@ -1,0 +1,78 @@
+/**
+ * `sandbox-conformance report merge DIR...`: the blob reports of several runs (each lane's
+ * `<lane>/blob/report.zip`, found anywhere under the folders given, e.g. downloaded CI artifacts)
+ * merged by Playwright into one HTML and one JUnit report, with the runs' summary.md files
+ * joined into one summary.md.
+ */
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { execa } from 'execa';
+import { PLAYWRIGHT_CLI } from '../lanes/run/lane-job.ts';
+import { UsageError } from './usage.ts';
+
+export const REPORT_HELP = `Usage: sandbox-conformance report merge DIR... [--out DIR]
+
+Merges the Playwright blob reports of several runs (each lane writes <report-dir>/<lane>/blob/
+report.zip) into one HTML report and one JUnit file, and joins their summary.md files.
+The folders are searched recursively (downloaded CI artifacts work as they are).
+
+Options:
+  --out DIR      where the merged report goes (default: ./conformance-reports/merged):
+                 html/index.html, junit.xml, summary.md
+  -h, --help     this help
+`;
+
+/** Every file named `name` under `dir`, recursively (symlinks not followed). */
+function findFiles(dir: string, accept: (path: string) => boolean): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((p) => join(dir, p))
+    .filter((p) => accept(p) && statSync(p).isFile())
+    .sort();
+}
+
+export async function reportCommand(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, allowPositionals: true, options: { out: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+  } catch (error) {
+    throw new UsageError((error as Error).message, 'report');
+  }
+  if (parsed.values.help) {
+    process.stdout.write(REPORT_HELP);
+    return 0;
+  }
+  const [action, ...dirs] = parsed.positionals;
+  if (action !== 'merge') throw new UsageError(action === undefined ? 'report: name an action: merge' : `report: unknown action "${action}"; the action is merge`, 'report');
+  if (!dirs.length) throw new UsageError('report merge: name the folders holding the runs\' reports', 'report');
+  const missing = dirs.filter((d) => !statSync(d, { throwIfNoEntry: false })?.isDirectory());
+  if (missing.length) throw new UsageError(`report merge: no such folder: ${missing.join(', ')}`, 'report');
+  const out = resolve(parsed.values.out ?? './conformance-reports/merged');
+  const blobs = dirs.flatMap((d) => findFiles(resolve(d), (p) => p.endsWith('.zip') && !p.startsWith(out)));
+  if (!blobs.length) throw new UsageError(`report merge: no blob report (*.zip) under ${dirs.join(', ')}`, 'report');
+  const staging = mkdtempSync(join(tmpdir(), 'sandbox-conformance-merge-'));
+  try {
+    // Unique names: every lane's blob is report.zip.
+    blobs.forEach((blob, i) => copyFileSync(blob, join(staging, `${i}-${relative('/', blob).replace(/[^\w.-]+/g, '_')}`)));
+    mkdirSync(out, { recursive: true });
+    const merged = await execa(process.execPath, [PLAYWRIGHT_CLI, 'merge-reports', '--reporter', 'html,junit', staging], {
+      reject: false,
+      timeout: 300_000,
+      stdio: 'inherit',
+      env: {
+        PLAYWRIGHT_HTML_OUTPUT_DIR: join(out, 'html'),
+        PLAYWRIGHT_HTML_OPEN: 'never',
+        PLAYWRIGHT_JUNIT_OUTPUT_FILE: join(out, 'junit.xml'),
+        PLAYWRIGHT_JUNIT_INCLUDE_PROJECT_IN_TEST_NAME: 'true',
+        PLAYWRIGHT_JUNIT_STRIP_ANSI: 'true',
+      },
+    });
+    const summaries = dirs.flatMap((d) => findFiles(resolve(d), (p) => p.endsWith('summary.md') && !p.startsWith(out)));
+    writeFileSync(join(out, 'summary.md'), `# Conformance: ${blobs.length} blob report${blobs.length > 1 ? 's' : ''} merged\n\n${summaries.map((s) => readFileSync(s, 'utf8').trim()).join('\n\n')}\n`);
+    process.stdout.write(`merged ${blobs.length} blob report${blobs.length > 1 ? 's' : ''}: ${join(out, 'html', 'index.html')}, ${join(out, 'junit.xml')}, ${join(out, 'summary.md')}\n`);
+    return merged.exitCode === 0 && existsSync(join(out, 'junit.xml')) ? 0 : 1;
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,159 @@
+import { expect, test } from '@playwright/test';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { parse } from 'yaml';
+import { installOffline } from './offline-install.ts';
+
+/**
+ * Issue 24's "done when", as a driver repository meets the package: packed (`npm pack`, which
+ * builds dist/), installed into an empty folder with nothing of this checkout beside it (offline,
+ * from the npm cache), and run there through `npx sandbox-conformance`:
+ *
+ * - `run v1beta1 --driver exec='npx sandbox-conformance driver serve'` passes, with the folder's
+ *   own `conformance/mine.spec.ts` (importing `sandbox-conformance/fixtures`, TypeScript, no
+ *   build step) run beside the suite and reported, and `conformance.yaml` leaving `faults`
+ *   undeclared: the fault scenarios are skipped, naming the capability;
+ * - the same with the reference driver's suspend-first variant (stop-ordering only) fails, naming
+ *   the stop/ invariants;
+ * - nothing is written under node_modules.
+ *
+ * One pack and one install serve every check, and the two runs go side by side (the passing
+ * run's long pole is a scenario waiting out the driver's own reconcile passes), to keep this
+ * file's wall time near two minutes on 2 cores.
+ */
+
+const CHECKOUT = fileURLToPath(new URL('../..', import.meta.url));
+
+const MINE = `import { expect, test } from 'sandbox-conformance/fixtures';
+
+test('mine: my driver stops a sandbox in order', async ({ sandboxes, driver, timeline }) => {
+  const sandbox = await timeline.step('create', () => sandboxes.create({ name: 'mine', command: ['sh', '-c', 'exec sleep 100000'] }));
+  expect(sandbox.phase).toBe('Ready');
+  const stopped = await timeline.step('stop', () => driver.stop(sandbox.id));
+  expect(stopped.phase).toBe('Stopped');
+  await expect(timeline).toHold('stop/suspend-after-supervisor-gone');
+});
+`;
+
+const CONFORMANCE_YAML = `driver:
+  name: reference-driver
+  version: 9.9.9
+capabilities: [workspace-mode/shared, sandbox-api/v1beta1, replicas, restart]
+`;
+
+/** Every path under `dir` (directories too) changed after `since`, symlinks not followed. */
+function changedSince(dir: string, since: number): string[] {
+  const changed: string[] = [];
+  const walk = (path: string) => {
+    const stat = lstatSync(path);
+    if (stat.mtimeMs > since || stat.ctimeMs > since) changed.push(path);
+    if (stat.isDirectory()) for (const entry of readdirSync(path)) walk(join(path, entry));
+  };
+  walk(dir);
+  return changed;
+}
+
+interface Report {
+  harness: { name: string; version: string; contract: string };
+  driver: { name: string; version: string };
+  capabilities: { declared: string[] | 'all'; exempt: string[] };
+  result: string;
+  lanes: { name: string; kubernetes: string; agentSandbox: string; scenarios: { scenario: string; result: string; reason?: string; detail?: string }[]; invariants: Record<string, { violations: number; evaluations: number }> }[];
+}
+
+test.describe.configure({ mode: 'serial' });
+
+let work: string;
+let repo: string;
+let tarball: string;
+let installedAt: number;
+
+test.beforeAll(async () => {
+  test.setTimeout(240_000);
+  work = mkdtempSync(join(tmpdir(), 'sandbox-conformance-package-'));
+  const packed = await execa('npm', ['pack', '--json', '--pack-destination', work], { cwd: CHECKOUT, timeout: 180_000, env: { npm_config_loglevel: 'error' } });
+  const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { filename: string; size: number; files: { path: string }[] }[];
+  tarball = join(work, info.filename);
+  test.info().annotations.push({ type: 'tarball', description: `${info.filename}: ${(statSync(tarball).size / 1024).toFixed(0)} KiB, ${info.files.length} files` });
+  repo = join(work, 'driver-repository');
+  mkdirSync(join(repo, 'conformance'), { recursive: true });
+  await installOffline({ checkout: CHECKOUT, tarball, dir: repo, timeoutMs: 180_000 });
+  writeFileSync(join(repo, 'conformance/mine.spec.ts'), MINE);
+  writeFileSync(join(repo, 'conformance.yaml'), CONFORMANCE_YAML);
+  installedAt = Date.now();
+});
+
+test.afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+test('the tarball is the package: compiled JavaScript and declarations, its run-time files, no tests, no TypeScript sources', async () => {
+  const listing = await execa('tar', ['tzf', tarball], { timeout: 30_000 });
+  const files = listing.stdout.split('\n').filter(Boolean);
+  expect(files).toContain('package/dist/cli/sandbox-conformance.js');
+  expect(files).toContain('package/dist/fixtures/conformance.d.ts');
+  expect(files).toContain('package/dist/playwright.config.js');
+  expect(files).toContain('package/dist/fixtures/programs/supervisor/main.mjs');
+  expect(files).toContain('package/dist/driver/grpc/compute_driver.proto');
+  expect(files).toContain('package/action.yml');
+  expect(files).toContain('package/CHANGELOG.md');
+  expect(files.filter((f) => /\.test\.|test-kit|\/testdata\/|\/bench\/|\/reports\//.test(f) || (f.endsWith('.ts') && !f.endsWith('.d.ts')))).toEqual([]);
+  const pkg = JSON.parse(readFileSync(join(repo, 'node_modules/sandbox-conformance/package.json'), 'utf8')) as { private?: boolean };
+  expect(pkg.private).toBeUndefined();
+  // One copy of the runner: the package's, hoisted beside it, and none nested inside it.
+  expect(readdirSync(join(repo, 'node_modules/sandbox-conformance'))).not.toContain('node_modules');
+});
+
+test('npx sandbox-conformance run: the suite passes with your scenario beside it, undeclared capabilities skip, suspend-first fails on stop/; nothing under node_modules', async () => {
+  test.setTimeout(300_000);
+  const npx = (args: string[]) => execa('npx', ['--no-install', 'sandbox-conformance', ...args], { cwd: repo, all: true, reject: false, timeout: 280_000, env: { CI: '' } });
+  const [passing, failing] = await Promise.all([
+    npx(['run', 'v1beta1', '--driver', "exec=npx sandbox-conformance driver serve", '--scenarios', './conformance']),
+    npx(['run', 'v1beta1', '--driver', 'exec=npx sandbox-conformance driver serve --variant suspend-first', '--report-dir', 'suspend-first-reports', '--grep', 'stop-ordering']),
+  ]);
+
+  await test.step('the suite passes, the versions printed first', () => {
+    expect(passing.exitCode, passing.all).toBe(0);
+    expect(passing.all!.split('\n')[0]).toMatch(/^sandbox-conformance \d+\.\d+\.\d+: contract openshell\.compute\.v1\.ComputeDriver; Agent Sandbox releases /);
+  });
+  const report = parse(readFileSync(join(repo, 'conformance-reports/conformance-report.yaml'), 'utf8')) as Report;
+  const [lane] = report.lanes;
+  await test.step('conformance-report.yaml: harness, driver as declared, capabilities, every scenario', () => {
+    expect(report.harness.name).toBe('sandbox-conformance');
+    expect(report.driver).toMatchObject({ name: 'reference-driver', version: '9.9.9' });
+    expect(report.capabilities.exempt).toEqual(['workspace-mode/managed', 'workspace-mode/operator', 'sandbox-api/v1alpha1', 'faults']);
+    expect(report.result).toBe('passed');
+    expect(lane.name).toBe('shared-v1beta1');
+    expect(lane.kubernetes).toMatch(/^v1\./);
+    expect(lane.scenarios.find((s) => s.scenario.includes('stop-ordering'))?.result).toBe('passed');
+    expect(lane.invariants['stop/suspend-after-supervisor-gone'].violations).toBe(0);
+  });
+  await test.step('your conformance/mine.spec.ts ran beside the suite and is in the report', () => {
+    expect(passing.all).toContain('[shared-v1beta1/yours]');
+    expect(lane.scenarios.find((s) => s.scenario.startsWith('conformance/mine'))).toMatchObject({ result: 'passed' });
+  });
+  await test.step('the scenarios under faults are skipped, naming the undeclared capability', () => {
+    const faulted = lane.scenarios.filter((s) => s.scenario.startsWith('scenarios/under-faults/'));
+    expect(faulted.length).toBeGreaterThan(0);
+    for (const s of faulted) {
+      expect(s.result).toBe('skipped');
+      expect(s.reason).toContain('capability not declared: faults');
+      expect(s.reason).toContain('conformance.yaml');
+    }
+  });
+  await test.step('suspend-first fails, naming the stop/ invariants', () => {
+    expect(failing.exitCode, failing.all).toBe(1);
+    const failed = parse(readFileSync(join(repo, 'suspend-first-reports/conformance-report.yaml'), 'utf8')) as Report;
+    expect(failed.result).toBe('failed');
+    const ordering = failed.lanes[0].scenarios.find((s) => s.scenario.includes('stop-ordering'));
+    expect(ordering?.result).toBe('failed');
+    expect(ordering?.detail).toContain('stop/suspend-after-supervisor-gone');
+    expect(failing.all).toContain('FAIL stop/suspend-after-supervisor-gone');
+  });
+  await test.step('nothing was written under node_modules', () => {
+    expect(changedSince(join(repo, 'node_modules'), installedAt)).toEqual([]);
+  });
+});
