@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { parse } from 'yaml';
-import { installOffline } from './offline-install.ts';
+import { installOffline } from './test-kit.ts';
 
 /**
  * Issue 24's "done when", as a driver repository meets the package: packed (`npm pack`, which
