@@ -3,7 +3,7 @@
  * that wants to poke at it, or to keep one kind cluster across runs (`run` reuses a kind cluster
  * that answers). The files go where `run` puts them: `<report-dir>/.cluster/<provider>/<lane>/`.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { chooseProvider } from '../cluster/select.ts';
@@ -76,6 +76,7 @@ export async function clusterCommand(argv: string[]): Promise<number> {
     process.once('SIGTERM', done);
   });
   await provider.down(handle, { ...options, keep: false });
+  rmSync(workDir, { recursive: true, force: true });
   return 0;
 }
 

@@ -312,7 +312,7 @@ async function printList({ invariants }: LaneCommandContext): Promise<void> {
   process.stdout.write('\nScenarios (each runs in every lane)\n');
   for (const line of listing.stdout.split('\n')) {
     const m = /›\s+(.*)$/.exec(line);
-    if (m && line.includes('.spec.ts')) process.stdout.write(`  ${line.replace(/^\s*\[[^\]]+\]\s+›\s+/, '')}\n`);
+    if (m && /\.spec\.[cm]?[jt]s:/.test(line)) process.stdout.write(`  ${line.replace(/^\s*\[[^\]]+\]\s+›\s+/, '')}\n`);
   }
   process.stdout.write('\nInvariants\n');
   for (const i of invariants) process.stdout.write(`  ${i.id}\n    ${i.title}\n    source: ${i.source}\n`);
