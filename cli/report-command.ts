@@ -4,8 +4,7 @@
  * merged by Playwright into one HTML and one JUnit report, with the runs' summary.md files
  * joined into one summary.md.
  */
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { execa } from 'execa';
@@ -20,7 +19,7 @@ The folders are searched recursively (downloaded CI artifacts work as they are).
 
 Options:
   --out DIR      where the merged report goes (default: ./conformance-reports/merged):
-                 html/index.html, junit.xml, summary.md
+                 html/index.html, junit.xml (its attachments in blobs/), summary.md
   -h, --help     this help
 `;
 
@@ -51,28 +50,26 @@ export async function reportCommand(argv: string[]): Promise<number> {
   const out = resolve(parsed.values.out ?? './conformance-reports/merged');
   const blobs = dirs.flatMap((d) => findFiles(resolve(d), (p) => p.endsWith('.zip') && !p.startsWith(out)));
   if (!blobs.length) throw new UsageError(`report merge: no blob report (*.zip) under ${dirs.join(', ')}`, 'report');
-  const staging = mkdtempSync(join(tmpdir(), 'sandbox-conformance-merge-'));
-  try {
-    // Unique names: every lane's blob is report.zip.
-    blobs.forEach((blob, i) => copyFileSync(blob, join(staging, `${i}-${relative('/', blob).replace(/[^\w.-]+/g, '_')}`)));
-    mkdirSync(out, { recursive: true });
-    const merged = await execa(process.execPath, [PLAYWRIGHT_CLI, 'merge-reports', '--reporter', 'html,junit', staging], {
-      reject: false,
-      timeout: 300_000,
-      stdio: 'inherit',
-      env: {
-        PLAYWRIGHT_HTML_OUTPUT_DIR: join(out, 'html'),
-        PLAYWRIGHT_HTML_OPEN: 'never',
-        PLAYWRIGHT_JUNIT_OUTPUT_FILE: join(out, 'junit.xml'),
-        PLAYWRIGHT_JUNIT_INCLUDE_PROJECT_IN_TEST_NAME: 'true',
-        PLAYWRIGHT_JUNIT_STRIP_ANSI: 'true',
-      },
-    });
-    const summaries = dirs.flatMap((d) => findFiles(resolve(d), (p) => p.endsWith('summary.md') && !p.startsWith(out)));
-    writeFileSync(join(out, 'summary.md'), `# Conformance: ${blobs.length} blob report${blobs.length > 1 ? 's' : ''} merged\n\n${summaries.map((s) => readFileSync(s, 'utf8').trim()).join('\n\n')}\n`);
-    process.stdout.write(`merged ${blobs.length} blob report${blobs.length > 1 ? 's' : ''}: ${join(out, 'html', 'index.html')}, ${join(out, 'junit.xml')}, ${join(out, 'summary.md')}\n`);
-    return merged.exitCode === 0 && existsSync(join(out, 'junit.xml')) ? 0 : 1;
-  } finally {
-    rmSync(staging, { recursive: true, force: true });
-  }
+  // The blobs are copied beside the merged report and kept: the JUnit file's attachments point into it.
+  const staging = join(out, 'blobs');
+  rmSync(staging, { recursive: true, force: true });
+  mkdirSync(staging, { recursive: true });
+  // Unique names: every lane's blob is report.zip.
+  blobs.forEach((blob, i) => copyFileSync(blob, join(staging, `${i}-${relative('/', blob).replace(/[^\w.-]+/g, '_')}`)));
+  const merged = await execa(process.execPath, [PLAYWRIGHT_CLI, 'merge-reports', '--reporter', 'html,junit', staging], {
+    reject: false,
+    timeout: 300_000,
+    stdio: 'inherit',
+    env: {
+      PLAYWRIGHT_HTML_OUTPUT_DIR: join(out, 'html'),
+      PLAYWRIGHT_HTML_OPEN: 'never',
+      PLAYWRIGHT_JUNIT_OUTPUT_FILE: join(out, 'junit.xml'),
+      PLAYWRIGHT_JUNIT_INCLUDE_PROJECT_IN_TEST_NAME: 'true',
+      PLAYWRIGHT_JUNIT_STRIP_ANSI: 'true',
+    },
+  });
+  const summaries = dirs.flatMap((d) => findFiles(resolve(d), (p) => p.endsWith('summary.md') && !p.startsWith(out)));
+  writeFileSync(join(out, 'summary.md'), `# Conformance: ${blobs.length} blob report${blobs.length > 1 ? 's' : ''} merged\n\n${summaries.map((s) => readFileSync(s, 'utf8').trim()).join('\n\n')}\n`);
+  process.stdout.write(`merged ${blobs.length} blob report${blobs.length > 1 ? 's' : ''}: ${join(out, 'html', 'index.html')}, ${join(out, 'junit.xml')}, ${join(out, 'summary.md')}\n`);
+  return merged.exitCode === 0 && existsSync(join(out, 'junit.xml')) ? 0 : 1;
 }
