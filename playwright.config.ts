@@ -52,6 +52,8 @@ export default defineConfig<object, RunOptions>({
   timeout: 60_000,
   reporter: reporters,
   outputDir: run ? `${run.reportDir}/test-results` : 'test-results',
+  // `--scenarios`: the user's imports of sandbox-conformance/fixtures resolve to this run's fixtures (lane-run.ts).
+  ...(run?.scenariosTsconfig && { tsconfig: run.scenariosTsconfig }),
   projects: [
     {
       name: 'unit',

@@ -20,7 +20,7 @@ import { announceDriver } from './announce-driver.ts';
 import { driverReplicas, testsSideBySide } from './driver-launch.ts';
 import { driverIdentityName, grantDriverAccess, revokeDriverAccess, type DriverAccess } from '../setup/driver-access.ts';
 import { prepareOperatorWorkspaces } from '../setup/operator-namespaces.ts';
-import { describeDriver, LANE_RUN_ENV, writeLaneRun, yourScenariosProject, type DriverUnderTest } from './lane-run.ts';
+import { describeDriver, FIXTURES_SPECIFIER, LANE_RUN_ENV, writeLaneRun, yourScenariosProject, type DriverUnderTest } from './lane-run.ts';
 import { countTestLine, type LaneState } from './lane-progress.ts';
 import type { RunControl } from './run-control.ts';
 import { readOutcomes, summaryTable, type Outcome } from './summary-table.ts';
@@ -158,7 +158,7 @@ export async function runLane(lane: Lane, options: LaneRunOptions, control: RunC
     const seeded = seedUse(lane, driver, options);
     if (seeded) opts.progress(`seed ${options.seed}: ${seeded}; the same again: --seed ${options.seed}`);
     if (options.faults) opts.progress(`fault schedule: ${options.faults.file} (${options.faults.schedule.items.map((i) => `${i.id}: ${i.fault.kind}`).join(', ')}), run by every test`);
-    writeLaneRun(runPath, { lane: options.roles ? { ...lane, roles: options.roles } : lane, cluster: handle, driver, driverAccess, reportDir, seed: options.seed, ...(options.faults && { faults: options.faults.schedule }), ...(options.scenariosDir && { scenariosDir: options.scenariosDir }), ...(options.capabilities && { capabilities: options.capabilities }) });
+    writeLaneRun(runPath, { lane: options.roles ? { ...lane, roles: options.roles } : lane, cluster: handle, driver, driverAccess, reportDir, seed: options.seed, ...(options.faults && { faults: options.faults.schedule }), ...(options.scenariosDir && { scenariosDir: options.scenariosDir, scenariosTsconfig: writeScenariosTsconfig(opts.workDir) }), ...(options.capabilities && { capabilities: options.capabilities }) });
     opts.progress(`running scenarios (driver: ${describeDriver(driver, lane)})`);
     const tests = { passed: 0, failed: 0, skipped: 0 };
     onState({ phase: 'scenarios', tests });
@@ -250,6 +250,14 @@ function providerOptions(provider: ClusterProvider, lane: string, keep: boolean,
   const workDir = join(workRoot, provider.name, provider.name === 'kind' ? lane : `${lane}-${process.pid}`);
   mkdirSync(workDir, { recursive: true });
   return { keep, workDir, progress: (line: string) => output.out(`[${lane}] ${line}\n`) };
+}
+
+/** The tsconfig Playwright resolves the user's scenarios' imports by: `sandbox-conformance/fixtures` is this run's fixtures module. */
+function writeScenariosTsconfig(dir: string): string {
+  const path = join(dir, 'scenarios.tsconfig.json');
+  const fixtures = join(ROOT, 'fixtures', COMPILED ? 'conformance.js' : 'conformance.ts');
+  writeFileSync(path, `${JSON.stringify({ compilerOptions: { paths: { [FIXTURES_SPECIFIER]: [fixtures] } } }, null, 2)}\n`);
+  return path;
 }
 
 /** The cluster's `/version` gitVersion, within 10 s. */

@@ -42,9 +42,19 @@ export interface LaneRun {
   faults?: Schedule;
   /** `--scenarios DIR`: the user's own `*.spec.ts`, run as a second project of the lane (`<lane>/yours`). */
   scenariosDir?: string;
+  /**
+   * With `scenariosDir`: a tsconfig whose `paths` map `sandbox-conformance/fixtures` to the
+   * fixtures this run loads, for Playwright to resolve the user's imports by, so that they find
+   * the one instance even where the package is not installed beside them (`npx` runs it from npm's
+   * cache) and never a second copy.
+   */
+  scenariosTsconfig?: string;
   /** What the driver declares (`conformance.yaml`, `--capabilities`); absent: everything. */
   capabilities?: DeclaredCapabilities;
 }
+
+/** What the user's scenarios import the fixtures as (the package's `exports`). */
+export const FIXTURES_SPECIFIER = 'sandbox-conformance/fixtures';
 
 /** The Playwright project that runs the user's own scenarios (`--scenarios DIR`) beside a lane's. */
 export const yourScenariosProject = (lane: string) => `${lane}/yours`;
