@@ -13,8 +13,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** tsx by its own location: the commands run from folders outside the checkout too. */
 const TSX = import.meta.resolve('tsx');
 
-function command(args: string[], cwd = ROOT) {
-  return execa(process.execPath, ['--import', TSX, MAIN, ...args], { cwd, reject: false, timeout: 60_000, env: { CONFORMANCE_RUN: '' } });
+function command(args: string[], cwd = ROOT, env: Record<string, string> = {}) {
+  return execa(process.execPath, ['--import', TSX, MAIN, ...args], { cwd, reject: false, timeout: 60_000, env: { CONFORMANCE_RUN: '', ...env } });
 }
 
 test('--help at every level: what it does, exit 0', async () => {
@@ -89,5 +89,20 @@ test('init writes the workflow, conformance.yaml and an example scenario, and le
     expect(readFileSync(join(repo, 'conformance/example.spec.ts'), 'utf8')).toContain("from 'sandbox-conformance/fixtures'");
   } finally {
     rmSync(repo, { recursive: true, force: true });
+  }
+});
+
+test('cluster down deletes the lane\'s kind cluster, with the kubeconfig run keeps under the report folder', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sc-down-'));
+  try {
+    // A kind stand-in first on PATH that records how it was called (no Docker here).
+    mkdirSync(join(dir, 'bin'));
+    writeFileSync(join(dir, 'bin/kind'), `#!/bin/sh\necho "$@" >> "${join(dir, 'kind-calls')}"\n`, { mode: 0o755 });
+    const run = await command(['cluster', 'down', 'v1beta1', '--report-dir', join(dir, 'reports')], dir, { PATH: `${join(dir, 'bin')}:${process.env.PATH}` });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout).toContain('kind: deleting cluster sandbox-conformance-shared-v1beta1');
+    expect(readFileSync(join(dir, 'kind-calls'), 'utf8').trim()).toBe(`delete cluster --name sandbox-conformance-shared-v1beta1 --kubeconfig ${join(dir, 'reports/.cluster/kind/shared-v1beta1/sandbox-conformance-shared-v1beta1.kubeconfig')}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
