@@ -5,16 +5,19 @@
  * joined into one summary.md.
  */
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import { execa } from 'execa';
 import { PLAYWRIGHT_CLI } from '../lanes/run/lane-job.ts';
+import { readOutcomes, summaryTable } from '../lanes/run/summary-table.ts';
+import { INVARIANTS } from '../timeline/evaluate/registry.ts';
 import { UsageError } from './usage.ts';
 
 export const REPORT_HELP = `Usage: sandbox-conformance report merge DIR... [--out DIR]
 
 Merges the Playwright blob reports of several runs (each lane writes <report-dir>/<lane>/blob/
-report.zip) into one HTML report and one JUnit file, and joins their summary.md files.
+report.zip) into one HTML report and one JUnit file, and their results into one lane x scenario
+and invariant table (summary.md, a column per run's lane folder).
 The folders are searched recursively (downloaded CI artifacts work as they are).
 
 Options:
@@ -68,8 +71,12 @@ export async function reportCommand(argv: string[]): Promise<number> {
       PLAYWRIGHT_JUNIT_STRIP_ANSI: 'true',
     },
   });
-  const summaries = dirs.flatMap((d) => findFiles(resolve(d), (p) => p.endsWith('summary.md') && !p.startsWith(out)));
-  writeFileSync(join(out, 'summary.md'), `# Conformance: ${blobs.length} blob report${blobs.length > 1 ? 's' : ''} merged\n\n${summaries.map((s) => readFileSync(s, 'utf8').trim()).join('\n\n')}\n`);
+  // One lane x scenario and invariant table over every run (a column per run's lane folder), then each run's own heading.
+  const results = dirs.flatMap((d) => findFiles(resolve(d), (p) => basename(p) === 'results.json' && !p.startsWith(out) && !p.includes(`${sep}test-results${sep}`)));
+  const ids = INVARIANTS.map((i) => i.id);
+  const table = summaryTable(new Map(results.map((r) => [relative(process.cwd(), dirname(r)) || '.', readOutcomes(r, ids)])));
+  const headings = dirs.flatMap((d) => findFiles(resolve(d), (p) => basename(p) === 'summary.md' && !p.startsWith(out))).map((s) => readFileSync(s, 'utf8').split('\n')[0]);
+  writeFileSync(join(out, 'summary.md'), `# Conformance: ${blobs.length} blob report${blobs.length > 1 ? 's' : ''} merged\n\n${headings.join('\n\n')}\n\n${table}\n`);
   process.stdout.write(`merged ${blobs.length} blob report${blobs.length > 1 ? 's' : ''}: ${join(out, 'html', 'index.html')}, ${join(out, 'junit.xml')}, ${join(out, 'summary.md')}\n`);
   return merged.exitCode === 0 && existsSync(join(out, 'junit.xml')) ? 0 : 1;
 }

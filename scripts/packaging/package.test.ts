@@ -190,7 +190,10 @@ test('npx sandbox-conformance run: the suite passes with your scenario beside it
     // The suspend-first stop-ordering test: its stop call threw (a JUnit <error>) and the judgement at its end named the rules.
     expect(junit).toMatch(/<(failure|error)[^>]*>[\s\S]*FAIL stop\/suspend-after-supervisor-gone/);
     expect(statSync(join(repo, 'merged/html/index.html')).size).toBeGreaterThan(0);
-    expect(readFileSync(join(repo, 'merged/summary.md'), 'utf8')).toContain('### shared-v1beta1');
+    const summary = readFileSync(join(repo, 'merged/summary.md'), 'utf8');
+    expect(summary).toContain('### shared-v1beta1');
+    expect(summary).toContain('| scenario | conformance-reports/shared-v1beta1 | suspend-first-reports/shared-v1beta1 |');
+    expect(summary).toMatch(/\| scenarios\/sandbox-lifecycle\/stop-ordering › .* \| pass \| FAIL \(stop\/supervisor-gone-before-workload-delete, stop\/suspend-after-supervisor-gone/);
   });
   await test.step('nothing was written under node_modules', () => {
     expect(changedSince(join(repo, 'node_modules'), installedAt)).toEqual([]);
