@@ -18,8 +18,7 @@ function command(args: string[], cwd = ROOT, env: Record<string, string> = {}) {
 }
 
 test('--help at every level: what it does, exit 0', async () => {
-  // driver and manifests print the help their npm scripts print (tested there).
-  const helps = await Promise.all([[], ['run'], ['cluster'], ['report'], ['init']].map((c) => command([...c, '--help'])));
+  const helps = await Promise.all([[], ['run'], ['cluster'], ['report'], ['init'], ['driver']].map((c) => command([...c, '--help'])));
   // Each help is the first thing its command does: none of them loads the lanes' graph but run's.
   for (const [i, run] of helps.entries()) {
     expect(run.exitCode, run.stderr).toBe(0);
@@ -33,6 +32,8 @@ test('--help at every level: what it does, exit 0', async () => {
   expect(helps[2].stdout).toContain('sandbox-conformance cluster up <lane>');
   expect(helps[3].stdout).toContain('report merge DIR...');
   expect(helps[4].stdout).toContain('conformance/example.spec.ts');
+  expect(helps[5].stdout).toContain('sandbox-conformance driver serve --bind-socket PATH');
+  expect(helps[5].stdout).not.toContain('npm run');
 });
 
 test('bad usage: a message naming the input, a pointer to the help, exit 2, nothing started', async () => {

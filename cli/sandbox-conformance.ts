@@ -66,7 +66,8 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'driver': {
       // The driver command as `npm run driver --` runs it: it prints its own help, exits 2 on bad usage.
-      const { parseInvocation } = await import('../driver/cli/options.ts');
+      const { parseInvocation, setProgram } = await import('../driver/cli/options.ts');
+      setProgram('sandbox-conformance driver');
       const invocation = parseInvocation(rest);
       if (invocation.command === 'serve') await (await import('../driver/cli/serve.ts')).serve(invocation);
       else await (await import('../driver/cli/client-commands.ts')).runClientCommand(invocation);
