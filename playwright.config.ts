@@ -1,9 +1,17 @@
 import { defineConfig, type ReporterDescription } from '@playwright/test';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import type { RunOptions } from './fixtures/run-value.ts';
 import { recordWorkerPid } from './fixtures/reporters/test-cost.ts';
-import { FIXTURES_BUNDLE_ENV, readLaneRun } from './lanes/run/lane-run.ts';
+import { FIXTURES_BUNDLE_ENV, readLaneRun, yourScenariosProject } from './lanes/run/lane-run.ts';
+
+/**
+ * This config runs from the checkout (TypeScript) and, compiled, from the installed package's
+ * dist/ (under node_modules, where Playwright transpiles nothing): paths are resolved from this
+ * file, modules by the extension this file has. Every output goes under the run's report folder.
+ */
+const own = (path: string) => fileURLToPath(new URL(path.replace(/\.ts$/, import.meta.url.endsWith('.js') ? '.js' : '.ts'), import.meta.url));
 
 /**
  * The Kubernetes client, loaded here through require() of an ES module (Node >= 20.19) before any
@@ -38,10 +46,11 @@ const reporters: ReporterDescription[] = run
       ['html', { outputFolder: `${run.reportDir}/html`, open: 'never' }],
       ['junit', { outputFile: `${run.reportDir}/junit.xml` }],
       ['json', { outputFile: `${run.reportDir}/results.json` }],
-      ['./fixtures/reporters/test-cost.ts', { outputFile: `${run.reportDir}/test-cost.json` }],
-      ['./fixtures/reporters/plain-summary.ts'],
+      ['blob', { outputDir: `${run.reportDir}/blob`, fileName: 'report.zip' }],
+      [own('./fixtures/reporters/test-cost.ts'), { outputFile: `${run.reportDir}/test-cost.json` }],
+      [own('./fixtures/reporters/plain-summary.ts')],
     ]
-  : [['list'], ['./fixtures/reporters/test-cost.ts', { print: true }], ['./fixtures/reporters/plain-summary.ts']];
+  : [['list'], [own('./fixtures/reporters/test-cost.ts'), { print: true }], [own('./fixtures/reporters/plain-summary.ts')]];
 
 /**
  * One runner for everything. `unit` runs the `*.test.ts` files beside the code they test. The
@@ -60,17 +69,21 @@ export default defineConfig<object, RunOptions>({
   timeout: 60_000,
   reporter: reporters,
   outputDir: run ? `${run.reportDir}/test-results` : 'test-results',
+  // `--scenarios`: the user's imports of sandbox-conformance/fixtures resolve to this run's fixtures (lane-run.ts).
+  ...(run?.scenariosTsconfig && { tsconfig: run.scenariosTsconfig }),
   projects: [
     {
       name: 'unit',
-      testMatch: ['bench/**/*.test.ts', 'cluster/**/*.test.ts', 'driver/**/*.test.ts', 'faults/**/*.test.ts', 'fixtures/**/*.test.ts', 'timeline/**/*.test.ts', 'lanes/**/*.test.ts', 'scripts/**/*.test.ts'],
+      testMatch: ['bench/**/*.test.ts', 'cli/**/*.test.ts', 'cluster/**/*.test.ts', 'driver/**/*.test.ts', 'faults/**/*.test.ts', 'fixtures/**/*.test.ts', 'timeline/**/*.test.ts', 'lanes/**/*.test.ts', 'scripts/**/*.test.ts'],
     },
     {
       name: run?.lane.name ?? 'scenarios',
       testDir: 'scenarios',
-      testMatch: '**/*.spec.ts',
+      testMatch: import.meta.url.endsWith('.js') ? '**/*.spec.js' : '**/*.spec.ts',
       timeout: 180_000,
       use: { run },
     },
+    // `--scenarios DIR`: the user's own scenarios, outside this package (Playwright transpiles them), with the same fixtures and run value.
+    ...(run?.scenariosDir ? [{ name: yourScenariosProject(run.lane.name), testDir: run.scenariosDir, testMatch: '**/*.spec.ts', timeout: 180_000, use: { run } }] : []),
   ],
 });

@@ -6,8 +6,15 @@ import { parseArgs } from 'node:util';
 import { DriverError } from '../compute-driver.ts';
 import { HELP } from './help.ts';
 
+/** How the command is invoked, for its help and usage errors: `npm run driver --` here, `sandbox-conformance driver` in the package. */
+let program = 'npm run driver --';
+
+export function setProgram(name: string): void {
+  program = name;
+}
+
 export function usage(message: string): never {
-  process.stderr.write(`error: ${message}\nRun "npm run driver -- --help" for usage.\n`);
+  process.stderr.write(`error: ${message}\nRun "${program} --help" for usage.\n`);
   process.exit(2);
 }
 
@@ -82,7 +89,7 @@ export function parseInvocation(argv: string[]): Invocation {
   }
   const { values, tokens } = parsed;
   if (values.help) {
-    process.stdout.write(HELP);
+    process.stdout.write(HELP.replaceAll('npm run driver --', program));
     process.exit(0);
   }
 

@@ -157,8 +157,13 @@ export function driverBundle(options: DriverBundleOptions = PROJECT_DRIVER_BUNDL
 
 let projectBundle: DriverBundle | undefined;
 
-/** The project's driver bundle, checked (and built when needed) once per process. */
+/**
+ * The project's driver bundle, checked (and built when needed) once per process. In the installed
+ * package (this module compiled to JavaScript) the compiled driver command is run as it is:
+ * nothing is built or written under node_modules.
+ */
 export function projectDriverBundle(): DriverBundle {
+  if (import.meta.url.endsWith('.js')) return { file: fileURLToPath(new URL('../cli/main.js', import.meta.url)), hash: 'compiled', built: false };
   projectBundle ??= driverBundle();
   return projectBundle;
 }

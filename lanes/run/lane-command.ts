@@ -5,12 +5,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
+import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { execa } from 'execa';
 import type { FixtureImage } from '../../cluster/cluster-provider.ts';
 import { chooseProvider } from '../../cluster/select.ts';
 import { KNOWN_AGENT_SANDBOX_VERSIONS } from '../../cluster/agent-sandbox-release.ts';
+import { CAPABILITY_NAMES, parseCapabilities, readConformanceFile, type ConformanceFile, type DeclaredCapabilities } from '../capabilities.ts';
 import { findLane, LANES, type Lane } from '../index.ts';
 import { readRolesFile } from '../openshell-roles.ts';
 import { laneOnRelease } from '../release-axis.ts';
@@ -18,17 +20,25 @@ import { DRIVER_VARIANTS } from '../../driver/compute-driver.ts';
 import { readSchedule } from '../../faults/schedule/parse-schedule.ts';
 import { itemNeeds, type Schedule } from '../../faults/schedule/schedule.ts';
 import { LANE_RUN_ENV, type DriverUnderTest } from './lane-run.ts';
-import { ROOT, runLanes } from './run-lanes.ts';
+import { PLAYWRIGHT_CLI, PLAYWRIGHT_CONFIG, ROOT } from './lane-job.ts';
+import { CONTRACT, harnessVersion } from './conformance-report.ts';
+import { runLanes } from './run-lanes.ts';
 
 /** What the lane runner is given from outside lanes/: the fixture programs and the invariants the timeline engine registers. */
-interface LaneCommandContext {
+export interface LaneCommandContext {
   images: readonly FixtureImage[];
   invariants: readonly { id: string; title: string; source: string }[];
+  /**
+   * How the command is invoked, for its help and messages (`npm run lane --`, or
+   * `sandbox-conformance run`), where reports go by default and where cluster files go.
+   * Default: the checkout's (`reports/`, `.cluster/`).
+   */
+  invocation?: { command: string; defaultReportDir: string; workRoot?: (reportRoot: string) => string };
 }
 
-const HELP = `Usage: npm run lane -- <lane>... [options] [-- <playwright args>]
-       npm run lanes [-- options]          (all ${LANES.length} lanes, side by side)
-       npm run lane -- --list              (lanes, scenarios and invariants)
+const help = (command: string, defaultReportDir: string) => `Usage: ${command} <lane>... [options] [-- <playwright args>]
+       ${command} --all [options]          (all ${LANES.length} lanes, side by side)
+       ${command} --list                   (lanes, scenarios and invariants)
 
 Lanes: ${LANES.map((l) => (l.aliases.length ? `${l.name} (alias ${l.aliases.join(', ')})` : l.name)).join(', ')}
 
@@ -70,7 +80,19 @@ Options:
                                      OpenShell's labels): how the harness finds the objects
   --keep                             keep the cluster afterwards (kind: not deleted; embedded: keeps
                                      running until Ctrl-C)
-  --report-dir DIR                   where reports go (default: reports/); a folder per lane
+  --report-dir DIR                   where reports go (default: ${defaultReportDir}); a folder per
+                                     lane, and conformance-report.yaml for the whole run
+  --scenarios DIR                    your own *.spec.ts (importing sandbox-conformance/fixtures),
+                                     run beside the suite as the project <lane>/yours
+  --capabilities LIST                what the driver supports, comma-separated (${CAPABILITY_NAMES.join(', ')});
+                                     a scenario needing one not listed is skipped with the reason
+                                     (default: conformance.yaml's capabilities:, else all)
+  --conformance FILE                 the driver's declaration (default: ./conformance.yaml when it
+                                     exists): driver: {name, version} and capabilities: [...]
+  --driver-version V                 the driver's version for conformance-report.yaml (default:
+                                     conformance.yaml, else the driver's GetCapabilities answer)
+  --grep REGEX, --workers N, --repeat-each N
+                                     passed to Playwright (as after --)
   --all                              every lane
   --serial                           several lanes: one after the other, Playwright printing
                                      straight to the terminal (default: side by side, each on its
@@ -81,16 +103,22 @@ Options:
   -h, --help                         this help
 
 Everything after -- goes to Playwright, e.g. -- --grep stop-ordering --repeat-each 3
-Reports: reports/<lane>/ (html/index.html opens offline, junit.xml, results.json, summary.md)
+Reports: ${defaultReportDir}<lane>/ (html/index.html opens offline, junit.xml, results.json, summary.md)
+Exit status: 0 every scenario passed (or was skipped), 1 a scenario or a lane failed, 2 bad usage,
+130 interrupted
 `;
 
+let usageHint = 'npm run lane -- --help';
+
 function fail(message: string): never {
-  process.stderr.write(`error: ${message}\n\nRun \`npm run lane -- --help\` for usage.\n`);
+  process.stderr.write(`error: ${message}\n\nRun \`${usageHint}\` for usage.\n`);
   process.exit(2);
 }
 
 /** Runs the command; resolves to the exit code. */
 export async function runLaneCommand(argv: string[], context: LaneCommandContext): Promise<number> {
+  const invocation = context.invocation ?? { command: 'npm run lane --', defaultReportDir: 'reports/' };
+  usageHint = `${invocation.command} --help`;
   const separator = argv.indexOf('--');
   const ownArgs = separator >= 0 ? argv.slice(0, separator) : argv;
   const playwrightArgs = separator >= 0 ? argv.slice(separator + 1) : [];
@@ -113,6 +141,13 @@ export async function runLaneCommand(argv: string[], context: LaneCommandContext
         all: { type: 'boolean' },
         serial: { type: 'boolean' },
         list: { type: 'boolean' },
+        scenarios: { type: 'string' },
+        capabilities: { type: 'string' },
+        conformance: { type: 'string' },
+        'driver-version': { type: 'string' },
+        grep: { type: 'string' },
+        workers: { type: 'string' },
+        'repeat-each': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -121,7 +156,7 @@ export async function runLaneCommand(argv: string[], context: LaneCommandContext
   }
   const { values, positionals } = parsed;
   if (values.help) {
-    process.stdout.write(HELP);
+    process.stdout.write(help(invocation.command, invocation.defaultReportDir));
     return 0;
   }
   if (values.list) {
@@ -159,12 +194,35 @@ export async function runLaneCommand(argv: string[], context: LaneCommandContext
     fail((error as Error).message);
   }
 
+  const scenariosDir = values.scenarios === undefined ? undefined : resolve(values.scenarios);
+  if (scenariosDir !== undefined && !statSync(scenariosDir, { throwIfNoEntry: false })?.isDirectory()) fail(`--scenarios ${values.scenarios}: no such folder`);
+  for (const [flag, value] of [['--workers', values.workers], ['--repeat-each', values['repeat-each']]] as const) {
+    if (value !== undefined && !/^[1-9]\d*$/.test(value)) fail(`${flag} must be a whole number >= 1, got "${value}"`);
+  }
+  const passed = [
+    ...(values.grep !== undefined ? ['--grep', values.grep] : []),
+    ...(values.workers !== undefined ? ['--workers', values.workers] : []),
+    ...(values['repeat-each'] !== undefined ? ['--repeat-each', values['repeat-each']] : []),
+  ];
+  let declaration: ConformanceFile = {};
+  let capabilities: DeclaredCapabilities | undefined;
+  try {
+    const file = values.conformance ?? (existsSync('conformance.yaml') ? 'conformance.yaml' : undefined);
+    if (file !== undefined) declaration = readConformanceFile(resolve(file));
+    if (values.capabilities !== undefined) capabilities = { declared: parseCapabilities(values.capabilities.split(',').map((c) => c.trim()).filter(Boolean), '--capabilities'), source: '--capabilities' };
+    else if (declaration.capabilities) capabilities = { declared: declaration.capabilities, source: file! };
+  } catch (error) {
+    fail((error as Error).message);
+  }
+
   let chosen;
   try {
     chosen = await chooseProvider(values.cluster);
   } catch (error) {
     fail((error as Error).message);
   }
+  const harness = harnessVersion();
+  process.stdout.write(`${harness.name} ${harness.version}: contract ${CONTRACT}; Agent Sandbox releases ${KNOWN_AGENT_SANDBOX_VERSIONS.join(', ')}\n`);
   process.stdout.write(`cluster: ${chosen.provider.name} (${chosen.reason})\n`);
   const embeddedOnly = faults?.schedule.items.filter((i) => itemNeeds(i).includes('embedded-cluster')) ?? [];
   if (embeddedOnly.length && chosen.provider.name !== 'embedded') {
@@ -180,6 +238,7 @@ export async function runLaneCommand(argv: string[], context: LaneCommandContext
   }
   // One seed per run, for the controller's timing and the replica routing alike.
   const runSeed = seed ?? randomBytes(4).readUInt32BE();
+  const reportRoot = resolve(values['report-dir'] ?? (context.invocation ? invocation.defaultReportDir : join(ROOT, 'reports')));
   return runLanes({
     lanes,
     seed: runSeed,
@@ -190,10 +249,16 @@ export async function runLaneCommand(argv: string[], context: LaneCommandContext
     faults,
     images: context.images,
     invariantIds: context.invariants.map((i) => i.id),
-    reportRoot: resolve(values['report-dir'] ?? join(ROOT, 'reports')),
+    reportRoot,
+    workRoot: invocation.workRoot ? invocation.workRoot(reportRoot) : join(ROOT, '.cluster'),
     keep: !!values.keep,
     serial: !!values.serial,
-    playwrightArgs,
+    playwrightArgs: [...passed, ...playwrightArgs],
+    scenariosDir,
+    capabilities,
+    conformanceReport: {
+      driver: { ...declaration.driver, ...(values['driver-version'] !== undefined && { version: values['driver-version'] }) },
+    },
   });
 }
 
@@ -243,11 +308,11 @@ async function printList({ invariants }: LaneCommandContext): Promise<void> {
     for (const l of lane.lacks) process.stdout.write(`    lacks ${l.capability}: ${l.reason}\n`);
   }
   // Without a run value the config has one scenario project, `scenarios`; listing needs no cluster.
-  const listing = await execa(join(ROOT, 'node_modules/.bin/playwright'), ['test', '--list', '--project', 'scenarios', '--reporter', 'list'], { cwd: ROOT, reject: false, env: { [LANE_RUN_ENV]: '' } });
+  const listing = await execa(process.execPath, [PLAYWRIGHT_CLI, 'test', '--config', PLAYWRIGHT_CONFIG, '--list', '--project', 'scenarios', '--reporter', 'list'], { cwd: ROOT, reject: false, timeout: 60_000, env: { [LANE_RUN_ENV]: '' } });
   process.stdout.write('\nScenarios (each runs in every lane)\n');
   for (const line of listing.stdout.split('\n')) {
     const m = /›\s+(.*)$/.exec(line);
-    if (m && line.includes('.spec.ts')) process.stdout.write(`  ${line.replace(/^\s*\[[^\]]+\]\s+›\s+/, '')}\n`);
+    if (m && /\.spec\.[cm]?[jt]s:/.test(line)) process.stdout.write(`  ${line.replace(/^\s*\[[^\]]+\]\s+›\s+/, '')}\n`);
   }
   process.stdout.write('\nInvariants\n');
   for (const i of invariants) process.stdout.write(`  ${i.id}\n    ${i.title}\n    source: ${i.source}\n`);

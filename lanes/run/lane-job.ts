@@ -6,25 +6,41 @@
  * they run side by side (so no two lanes' output interleave); its phases go to `onState`.
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
+import * as k8s from '@kubernetes/client-node';
 import { execa } from 'execa';
 import type { ClusterHandle, ClusterProvider, FixtureImage, ProviderOptions } from '../../cluster/cluster-provider.ts';
 import type { RoleSelectors } from '../../driver/role-selectors.ts';
 import type { Schedule } from '../../faults/schedule/schedule.ts';
+import type { DeclaredCapabilities } from '../capabilities.ts';
 import type { Lane } from '../lane-declaration.ts';
 import { announceDriver } from './announce-driver.ts';
 import { fixturesBundle } from './fixtures-bundle.ts';
 import { driverReplicas, testsSideBySide } from './driver-launch.ts';
 import { driverIdentityName, grantDriverAccess, revokeDriverAccess, type DriverAccess } from '../setup/driver-access.ts';
 import { prepareOperatorWorkspaces } from '../setup/operator-namespaces.ts';
-import { describeDriver, LANE_RUN_ENV, writeLaneRun, type DriverUnderTest } from './lane-run.ts';
+import { describeDriver, FIXTURES_SPECIFIER, LANE_RUN_ENV, writeLaneRun, yourScenariosProject, type DriverUnderTest } from './lane-run.ts';
 import { countTestLine, type LaneState } from './lane-progress.ts';
 import type { RunControl } from './run-control.ts';
 import { readOutcomes, summaryTable, type Outcome } from './summary-table.ts';
 
-/** The checkout: where Playwright, its config and the scenarios are. */
+/**
+ * Where the config and the scenarios are: the checkout (TypeScript, run through tsx), or the
+ * installed package's dist/ (the same code compiled: Playwright transpiles nothing under
+ * node_modules). Nothing is ever written here; reports and work files go where the options say.
+ */
 export const ROOT = resolve(import.meta.dirname, '../..');
+/** True when this is the compiled package (dist/), not the checkout. */
+export const COMPILED = import.meta.url.endsWith('.js');
+/** The Playwright config beside the scenarios, given to Playwright by its absolute path. */
+export const PLAYWRIGHT_CONFIG = join(ROOT, COMPILED ? 'playwright.config.js' : 'playwright.config.ts');
+/**
+ * Playwright's command, resolved from here: the one copy of @playwright/test the package's
+ * fixtures import (in the checkout, node_modules/.bin/playwright runs the same file).
+ */
+export const PLAYWRIGHT_CLI = createRequire(import.meta.url).resolve('@playwright/test/cli');
 
 export interface LaneRunOptions {
   lanes: Lane[];
@@ -45,6 +61,14 @@ export interface LaneRunOptions {
   /** reports/ by default; a folder per lane inside. */
   reportRoot: string;
   keep: boolean;
+  /** Where a lane's cluster files go (kubeconfigs, the driver's credentials): `.cluster/` of the checkout, or under the report folder when installed. */
+  workRoot: string;
+  /** `--scenarios DIR`: the user's own scenarios, a second project of each lane. */
+  scenariosDir?: string;
+  /** What the driver declares it supports; absent: everything. */
+  capabilities?: DeclaredCapabilities;
+  /** conformance-report.yaml: the driver as declared (conformance.yaml, --driver-version). */
+  conformanceReport?: { driver: { name?: string; version?: string } };
   /** `--serial`: one lane after the other, Playwright printing straight to the terminal. */
   serial?: boolean;
   playwrightArgs: string[];
@@ -65,6 +89,10 @@ export interface LaneResult {
   failed: boolean;
   /** `--keep` on the embedded cluster: the cluster lives in this process until Ctrl-C. */
   keptRunning?: string;
+  /** The driver by its own GetCapabilities answer, once it answered. */
+  driverIdentity?: { name: string; version: string };
+  /** The cluster's Kubernetes version (`/version` gitVersion), once it was up. */
+  kubernetesVersion?: string;
 }
 
 /**
@@ -92,7 +120,7 @@ export async function runLane(lane: Lane, options: LaneRunOptions, control: RunC
   const { provider, driver } = options;
   const reportDir = join(options.reportRoot, lane.name);
   const opts: ProviderOptions = {
-    ...providerOptions(provider, lane.name, options.keep, output),
+    ...providerOptions(provider, lane.name, options.keep, output, options.workRoot),
     reportDir,
     signal: control.stopping.signal,
     // Registered before a cluster is created, so Ctrl-C during `up` deletes it too.
@@ -124,11 +152,14 @@ export async function runLane(lane: Lane, options: LaneRunOptions, control: RunC
       opts.progress(`driver: runs as ${driverAccess.username} (${describeRbac(driverAccess)})`);
     }
     const runPath = join(opts.workDir, 'run.json');
-    opts.progress(await announceDriver(driver, lane, handle.kubeconfigPath));
+    const announced = await announceDriver(driver, lane, handle.kubeconfigPath);
+    result.driverIdentity = { name: announced.name, version: announced.version };
+    opts.progress(announced.line);
+    result.kubernetesVersion = await kubernetesVersion(handle.kubeconfigPath).catch(() => undefined);
     const seeded = seedUse(lane, driver, options);
     if (seeded) opts.progress(`seed ${options.seed}: ${seeded}; the same again: --seed ${options.seed}`);
     if (options.faults) opts.progress(`fault schedule: ${options.faults.file} (${options.faults.schedule.items.map((i) => `${i.id}: ${i.fault.kind}`).join(', ')}), run by every test`);
-    writeLaneRun(runPath, { lane: options.roles ? { ...lane, roles: options.roles } : lane, cluster: handle, driver, driverAccess, reportDir, seed: options.seed, ...(options.faults && { faults: options.faults.schedule }) });
+    writeLaneRun(runPath, { lane: options.roles ? { ...lane, roles: options.roles } : lane, cluster: handle, driver, driverAccess, reportDir, seed: options.seed, ...(options.faults && { faults: options.faults.schedule }), ...(options.scenariosDir && { scenariosDir: options.scenariosDir, scenariosTsconfig: writeScenariosTsconfig(opts.workDir) }), ...(options.capabilities && { capabilities: options.capabilities }) });
     opts.progress(`running scenarios (driver: ${describeDriver(driver, lane)})`);
     const tests = { passed: 0, failed: 0, skipped: 0 };
     onState({ phase: 'scenarios', tests });
@@ -176,8 +207,9 @@ async function runPlaywright(lane: Lane, options: LaneRunOptions, runPath: strin
     output.err(`[${lane.name}] fixtures load from source: bundling them failed (${error.message})\n`);
     return undefined;
   });
-  const child = execa(join(ROOT, 'node_modules/.bin/playwright'), ['test', '--project', lane.name, ...workers, ...options.playwrightArgs], {
-    cwd: ROOT,
+  const projects = ['--project', lane.name, ...(options.scenariosDir ? ['--project', yourScenariosProject(lane.name)] : [])];
+  const child = execa(process.execPath, [PLAYWRIGHT_CLI, 'test', '--config', PLAYWRIGHT_CONFIG, ...projects, ...workers, ...options.playwrightArgs], {
+    cwd: COMPILED ? process.cwd() : ROOT,
     stdio: output.capturesPlaywright ? 'pipe' : 'inherit',
     reject: false,
     env: { [LANE_RUN_ENV]: runPath, ...bundle?.env },
@@ -216,13 +248,32 @@ function describeRbac(access: DriverAccess): string {
   return `${kinds.join(' + ')}, the lane's rules`;
 }
 
-function providerOptions(provider: ClusterProvider, lane: string, keep: boolean, output: LaneOutput): ProviderOptions {
+function providerOptions(provider: ClusterProvider, lane: string, keep: boolean, output: LaneOutput, workRoot: string): ProviderOptions {
   // kind clusters outlive a run (get-or-create), so their files keep one place per lane; what
   // a run writes for an embedded or existing cluster (kubeconfigs, the driver's credentials) is
   // this run's alone, so concurrent runs on one machine cannot overwrite each other's files.
-  const workDir = join(ROOT, '.cluster', provider.name, provider.name === 'kind' ? lane : `${lane}-${process.pid}`);
+  const workDir = join(workRoot, provider.name, provider.name === 'kind' ? lane : `${lane}-${process.pid}`);
   mkdirSync(workDir, { recursive: true });
   return { keep, workDir, progress: (line: string) => output.out(`[${lane}] ${line}\n`) };
+}
+
+/** The tsconfig Playwright resolves the user's scenarios' imports by: `sandbox-conformance/fixtures` is this run's fixtures module. */
+function writeScenariosTsconfig(dir: string): string {
+  const path = join(dir, 'scenarios.tsconfig.json');
+  const fixtures = join(ROOT, 'fixtures', COMPILED ? 'conformance.js' : 'conformance.ts');
+  writeFileSync(path, `${JSON.stringify({ compilerOptions: { paths: { [FIXTURES_SPECIFIER]: [fixtures] } } }, null, 2)}\n`);
+  return path;
+}
+
+/** The cluster's `/version` gitVersion, within 10 s. */
+async function kubernetesVersion(kubeconfigPath: string): Promise<string> {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(kubeconfigPath);
+  const version = await Promise.race([
+    kc.makeApiClient(k8s.VersionApi).getCode(),
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no /version answer within 10 s')), 10_000).unref()),
+  ]);
+  return version.gitVersion;
 }
 
 /** What the run's seed drives in this lane, or undefined when nothing (no realism, one replica). */

@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import type { ClusterHandle } from '../../cluster/cluster-provider.ts';
 import type { DriverVariant } from '../../driver/compute-driver.ts';
 import type { Schedule } from '../../faults/schedule/schedule.ts';
+import type { DeclaredCapabilities } from '../capabilities.ts';
 import type { Lane } from '../lane-declaration.ts';
 import type { DriverAccess } from '../setup/driver-access.ts';
 
@@ -44,7 +45,24 @@ export interface LaneRun {
   seed: number;
   /** `--faults FILE`: a fault schedule every test of the lane runs (beside a scenario's own). */
   faults?: Schedule;
+  /** `--scenarios DIR`: the user's own `*.spec.ts`, run as a second project of the lane (`<lane>/yours`). */
+  scenariosDir?: string;
+  /**
+   * With `scenariosDir`: a tsconfig whose `paths` map `sandbox-conformance/fixtures` to the
+   * fixtures this run loads, for Playwright to resolve the user's imports by, so that they find
+   * the one instance even where the package is not installed beside them (`npx` runs it from npm's
+   * cache) and never a second copy.
+   */
+  scenariosTsconfig?: string;
+  /** What the driver declares (`conformance.yaml`, `--capabilities`); absent: everything. */
+  capabilities?: DeclaredCapabilities;
 }
+
+/** What the user's scenarios import the fixtures as (the package's `exports`). */
+export const FIXTURES_SPECIFIER = 'sandbox-conformance/fixtures';
+
+/** The Playwright project that runs the user's own scenarios (`--scenarios DIR`) beside a lane's. */
+export const yourScenariosProject = (lane: string) => `${lane}/yours`;
 
 export function writeLaneRun(path: string, run: LaneRun): void {
   writeFileSync(path, `${JSON.stringify(run, null, 2)}\n`, { mode: 0o600 });

@@ -6,6 +6,7 @@
  * down whatever is up and exits 130 (run-control.ts).
  */
 import type { Lane } from '../lane-declaration.ts';
+import { writeConformanceReport } from './conformance-report.ts';
 import { LaneProgress } from './lane-progress.ts';
 import { runLane, type LaneOutput, type LaneResult, type LaneRunOptions } from './lane-job.ts';
 import { forever, RunControl } from './run-control.ts';
@@ -37,7 +38,12 @@ export async function runLanes(options: LaneRunOptions): Promise<number> {
   const table = new Map<string, Outcome[]>();
   for (const r of results) if (r.column && r.outcomes) table.set(r.column, r.outcomes);
   if (table.size) {
-    process.stdout.write(`\nLane x scenario (driver: ${options.driver.kind === 'harness' ? options.driver.variant : 'external'}; reports in reports/<lane>/)\n\n${summaryTable(table)}\n\n`);
+    process.stdout.write(`\nLane x scenario (driver: ${options.driver.kind === 'harness' ? options.driver.variant : 'external'}; reports in ${options.reportRoot}/<lane>/)\n\n${summaryTable(table)}\n\n`);
+  }
+  if (options.conformanceReport) {
+    const lanes = options.lanes.map((lane, i) => ({ lane, cluster: options.provider.name, ...results[i] }));
+    const path = writeConformanceReport(options.reportRoot, { driver: options.driver, declaredDriver: options.conformanceReport.driver, capabilities: options.capabilities, lanes });
+    process.stdout.write(`conformance report: ${path}\n`);
   }
   const kept = results.flatMap((r) => (r.keptRunning ? [r.keptRunning] : []));
   if (kept.length) {

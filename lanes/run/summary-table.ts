@@ -49,7 +49,8 @@ export function readOutcomes(resultsPath: string, invariantIds: readonly string[
   const report = JSON.parse(readFileSync(resultsPath, 'utf8')) as { suites: JsonSuite[] };
   const outcomes: Outcome[] = [];
   const walk = (suite: JsonSuite, path: string[]) => {
-    const here = suite.file ? [suite.file.replace(/\.spec\.ts$/, '')] : suite.title ? [...path, suite.title] : path;
+    // The suite's specs are .spec.ts in the checkout and .spec.js in the package; the user's own (--scenarios) lie outside the root (`../../conformance/mine.spec.ts`).
+    const here = suite.file ? [suite.file.replace(/\.spec\.[cm]?[jt]s$/, '').replace(/^(\.\.\/)+/, '')] : suite.title ? [...path, suite.title] : path;
     for (const spec of suite.specs ?? []) {
       for (const t of spec.tests) {
         const last = t.results[t.results.length - 1];

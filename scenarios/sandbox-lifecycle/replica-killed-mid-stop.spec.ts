@@ -24,7 +24,7 @@ async function stopPhase(cluster: Cluster, apiVersion: string, sandbox: Sandbox,
  * happened. The phase is watched for, so however briefly it lasted, the kill lands inside it.
  */
 for (const phase of ['releasing', 'suspending'] as const) {
-  test(`replica-killed-mid-stop: the replica running a stop is killed while ${phase}; the other replica finishes it in order`, async ({ sandboxes, driver, driverControl, cluster, timeline, faults, sandboxApiVersion }) => {
+  test(`replica-killed-mid-stop: the replica running a stop is killed while ${phase}; the other replica finishes it in order`, { tag: ['@replicas', '@restart'] }, async ({ sandboxes, driver, driverControl, cluster, timeline, faults, sandboxApiVersion }) => {
     driverControl.requireReplicas(2);
     const lastStop = () => driverControl.routes().filter((r) => r.operation === 'stop').at(-1);
     const sandbox = await timeline.step('create', () =>

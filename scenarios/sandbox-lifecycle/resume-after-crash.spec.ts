@@ -20,7 +20,7 @@ async function bootstrapPhase(cluster: Cluster, apiVersion: string, sandbox: San
  * The phase is watched for, so however briefly it lasted, the crash lands inside it.
  */
 for (const phase of ['releasing', 'suspending'] as const) {
-  test(`resume-after-crash: a stop interrupted while ${phase} is finished by a fresh driver`, async ({ sandboxes, driver, driverControl, cluster, timeline, faults, sandboxApiVersion }) => {
+  test(`resume-after-crash: a stop interrupted while ${phase} is finished by a fresh driver`, { tag: '@restart' }, async ({ sandboxes, driver, driverControl, cluster, timeline, faults, sandboxApiVersion }) => {
     const sandbox = await timeline.step('create', () =>
       sandboxes.create({ name: `crash-${phase}`, command: RECORDING_MAIN_COMMAND, environment: phase === 'releasing' ? supervisorCleanupTakes(SLOW_CLEANUP_MS) : undefined }),
     );

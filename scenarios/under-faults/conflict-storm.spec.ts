@@ -27,7 +27,7 @@ test.use({
   ),
 });
 
-test('conflict-storm: conditioned writes meet genuine 409s for a while; no call hangs, the stop succeeds in order', async ({ sandboxes, driver, timeline, schedule }) => {
+test('conflict-storm: conditioned writes meet genuine 409s for a while; no call hangs, the stop succeeds in order', { tag: '@faults' }, async ({ sandboxes, driver, timeline, schedule }) => {
   const sandbox = await timeline.step('create', () => sandboxes.create({ name: 'conflicts', command: RECORDING_MAIN_COMMAND }));
   const stopped = await timeline.step('stop', () => driver.stop(sandbox.id));
   test.skip(!schedule.hasFired('conflict-storm'), 'the driver never sent a DELETE of the supervisor Pod, so the conflicts never began: nothing was judged under them');

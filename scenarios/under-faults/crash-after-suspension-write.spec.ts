@@ -30,7 +30,7 @@ test.use({
   ),
 });
 
-test('crash-after-suspension-write: killed right after its suspension write lands, a fresh driver finishes the stop in order', async ({ sandboxes, driver, timeline, schedule }) => {
+test('crash-after-suspension-write: killed right after its suspension write lands, a fresh driver finishes the stop in order', { tag: ['@faults', '@restart'] }, async ({ sandboxes, driver, timeline, schedule }) => {
   const sandbox = await timeline.step('create', () => sandboxes.create({ name: 'crashsusp', command: SLOW_TO_STOP_MAIN_COMMAND, environment: workloadStopTakes(MAIN_STOP_MS) }));
   // Not a step named after the call: the call is cut short by the crash, and the stop/ rules judge the call that returns.
   const cut = await timeline.step('the driver is killed right after its suspension write lands', () => driver.stop(sandbox.id)).then(

@@ -27,7 +27,7 @@ test.use({
   ),
 });
 
-test('stale-view-during-stop: reads that may be stale are, while the stop waits for the supervisor; the order holds', async ({ sandboxes, driver, timeline, schedule }) => {
+test('stale-view-during-stop: reads that may be stale are, while the stop waits for the supervisor; the order holds', { tag: '@faults' }, async ({ sandboxes, driver, timeline, schedule }) => {
   const sandbox = await timeline.step('create', () => sandboxes.create({ name: 'staleview', command: RECORDING_MAIN_COMMAND, environment: supervisorCleanupTakes(CLEANUP_MS) }));
   const stopped = await timeline.step('stop', () => driver.stop(sandbox.id));
   test.skip(!schedule.hasFired('stale-view'), 'the driver never sent a DELETE of the supervisor Pod, so the stale view never began: nothing was judged under it');

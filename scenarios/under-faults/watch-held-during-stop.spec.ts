@@ -27,7 +27,7 @@ test.use({
   ),
 });
 
-test('watch-held-during-stop: the driver\'s watches are held through the supervisor\'s deletion, then end; the order holds', async ({ sandboxes, driver, timeline, schedule }) => {
+test('watch-held-during-stop: the driver\'s watches are held through the supervisor\'s deletion, then end; the order holds', { tag: '@faults' }, async ({ sandboxes, driver, timeline, schedule }) => {
   const sandbox = await timeline.step('create', () => sandboxes.create({ name: 'heldwatch', command: RECORDING_MAIN_COMMAND, environment: supervisorCleanupTakes(CLEANUP_MS) }));
   const stopped = await timeline.step('stop', () => driver.stop(sandbox.id));
   test.skip(!schedule.hasFired('hold-pod-watches'), 'the driver never sent a DELETE of the supervisor Pod, so its watches were never held: nothing was judged under the fault');

@@ -46,6 +46,7 @@ const ROOMS = [
   'fixtures',
   'scenarios',
   'bench',
+  'cli',
   'scripts',
   'playwright.config.ts',
 ] as const;
@@ -83,6 +84,7 @@ export const DIRECTION: Record<Room, readonly Room[] | 'anything'> = {
   fixtures: ['lanes', 'cluster', 'driver', 'faults', 'timeline'],
   scenarios: ['fixtures'],
   bench: ['cluster', 'driver', 'faults', 'timeline', 'lanes', 'fixtures'],
+  cli: 'anything',
   scripts: 'anything',
   'playwright.config.ts': ['lanes', 'fixtures'],
 };
