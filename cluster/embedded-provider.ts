@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { ClusterHandle, ClusterProvider, ClusterRequest, FixtureImage, ProviderOptions } from './cluster-provider.ts';
 import { describeRealism } from './embedded/agent-sandbox/realism.ts';
-import { EmbeddedCluster } from './embedded/cluster.ts';
+import type { EmbeddedCluster } from './embedded/cluster.ts';
 import type { ImageCatalog } from './embedded/node/images.ts';
 
 /**
@@ -18,6 +18,9 @@ export class EmbeddedProvider implements ClusterProvider {
   async up(request: ClusterRequest, options: ProviderOptions): Promise<ClusterHandle> {
     const kubeconfigPath = join(options.workDir, 'kubeconfig');
     options.progress(`embedded: starting the API server, controllers and node agent; installing Agent Sandbox ${request.agentSandbox.version} (profile)`);
+    // Loaded when a cluster is brought up, not with the provider: the embedded Kubernetes is most
+    // of what `npm run lane` would load, and its --help, --list and bad usage need none of it.
+    const { EmbeddedCluster } = await import('./embedded/cluster.ts');
     const cluster = await EmbeddedCluster.start({
       kubeconfigPath,
       node: { images: embeddedImageCatalog(request.images) },
