@@ -117,6 +117,8 @@ test('heals: after a time (before the end), at the end; an item whose trigger ne
   await run.start();
   await run.fired('denial');
   await expect.poll(() => h.lines(), { message: 'the brief fault heals on its own, before the end' }).toContain('healed brief');
+  // Waiting for an item whose trigger does not come ends at a deadline, naming the trigger.
+  await expect(run.fired('never', 100)).rejects.toThrow('waiting for fault "never" to fire: its trigger (the 1st request matching {"verb":"deletecollection"} (received)) did not happen within 0.1 s');
   await run.end();
   expect(h.lines()).toEqual(['fired brief', 'fired denial', 'healed brief', 'healed denial', 'never-fired never']);
   expect(h.reports.at(-1)!.detail).toBe('its trigger (the 1st request matching {"verb":"deletecollection"} (received)) did not happen during the fault phase');

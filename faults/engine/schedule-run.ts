@@ -80,6 +80,9 @@ interface ItemState {
 /** A fault the schedule aims at something this run does not have (no such object yet): reported, never the driver's failure. */
 class NotApplicable extends Error {}
 
+/** How long `fired()` waits by default: a trigger still to come after this is not coming in a scenario's time. */
+const FIRED_DEADLINE_MS = 60_000;
+
 const ORDINAL = (n: number) => `${n}${n % 10 === 1 && n % 100 !== 11 ? 'st' : n % 10 === 2 && n % 100 !== 12 ? 'nd' : n % 10 === 3 && n % 100 !== 13 ? 'rd' : 'th'}`;
 
 export class ScheduleRun {
@@ -139,10 +142,15 @@ export class ScheduleRun {
   }
 
   /** Resolves once item `id` has fired. */
-  fired(id: string): Promise<void> {
+  fired(id: string, deadlineMs = FIRED_DEADLINE_MS): Promise<void> {
     const state = this.items.find((s) => s.item.id === id);
     if (!state) throw new Error(`no item "${id}" in the schedule; its items: ${this.items.map((s) => s.item.id).join(', ')}`);
-    return state.firedSignal.promise;
+    if (state.fired) return Promise.resolve();
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`waiting for fault "${id}" to fire: its trigger (${describeTrigger(state.item)}) did not happen within ${deadlineMs / 1000} s`)), deadlineMs);
+    });
+    return Promise.race([state.firedSignal.promise, deadline]).finally(() => clearTimeout(timer));
   }
 
   /** Whether item `id` has fired. */
