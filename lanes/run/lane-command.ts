@@ -108,6 +108,51 @@ Exit status: 0 every scenario passed (or was skipped), 1 a scenario or a lane fa
 130 interrupted
 `;
 
+/** The lane command's options (`npm run lane`, `sandbox-conformance run`). */
+export const LANE_OPTIONS = {
+  'report-dir': { type: 'string' },
+  cluster: { type: 'string' },
+  'agent-sandbox': { type: 'string' },
+  realism: { type: 'string' },
+  seed: { type: 'string' },
+  driver: { type: 'string' },
+  roles: { type: 'string' },
+  faults: { type: 'string' },
+  keep: { type: 'boolean' },
+  all: { type: 'boolean' },
+  serial: { type: 'boolean' },
+  list: { type: 'boolean' },
+  scenarios: { type: 'string' },
+  capabilities: { type: 'string' },
+  conformance: { type: 'string' },
+  'driver-version': { type: 'string' },
+  grep: { type: 'string' },
+  workers: { type: 'string' },
+  'repeat-each': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/**
+ * The lane command's arguments checked as the command checks them before it starts anything:
+ * its own options (an unknown one throws), the lanes named (an unknown lane throws), the release
+ * (one that does not fit a lane throws) and the driver (an unknown variant throws). Reads no
+ * file and starts nothing; the docs test checks every documented command with it.
+ */
+export function parseLaneArguments(argv: string[]): { values: ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof LANE_OPTIONS }>>['values']; lanes: Lane[]; playwrightArgs: string[] } {
+  const separator = argv.indexOf('--');
+  const ownArgs = separator >= 0 ? argv.slice(0, separator) : argv;
+  const playwrightArgs = separator >= 0 ? argv.slice(separator + 1) : [];
+  const { values, positionals } = parseArgs({ args: ownArgs, allowPositionals: true, options: LANE_OPTIONS });
+  let lanes = values.all ? [...LANES] : positionals.map(findLane);
+  const release = values['agent-sandbox'];
+  if (release !== undefined) lanes = lanes.map((lane) => laneOnRelease(lane, release, LANES));
+  const driver = values.driver;
+  if (driver !== undefined && !driver.startsWith('exec=') && !driver.startsWith('external=') && !DRIVER_VARIANTS.some((v) => v === driver)) {
+    throw new Error(`unknown driver "${driver}"; choose ${DRIVER_VARIANTS.join(', ')}, exec=<command> or external=<socket>`);
+  }
+  return { values, lanes, playwrightArgs };
+}
+
 let usageHint = 'npm run lane -- --help';
 
 function fail(message: string): never {
@@ -128,28 +173,7 @@ export async function runLaneCommand(argv: string[], context: LaneCommandContext
     parsed = parseArgs({
       args: ownArgs,
       allowPositionals: true,
-      options: {
-        'report-dir': { type: 'string' },
-        cluster: { type: 'string' },
-        'agent-sandbox': { type: 'string' },
-        realism: { type: 'string' },
-        seed: { type: 'string' },
-        driver: { type: 'string' },
-        roles: { type: 'string' },
-        faults: { type: 'string' },
-        keep: { type: 'boolean' },
-        all: { type: 'boolean' },
-        serial: { type: 'boolean' },
-        list: { type: 'boolean' },
-        scenarios: { type: 'string' },
-        capabilities: { type: 'string' },
-        conformance: { type: 'string' },
-        'driver-version': { type: 'string' },
-        grep: { type: 'string' },
-        workers: { type: 'string' },
-        'repeat-each': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: LANE_OPTIONS,
     });
   } catch (error) {
     fail((error as Error).message);
