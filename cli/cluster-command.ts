@@ -28,6 +28,8 @@ Options:
   --report-dir DIR           where run files go (default: ${DEFAULT_REPORT_DIR}); the kubeconfig is
                              under DIR/.cluster/<provider>/<lane>/
   -h, --help                 this help
+
+Docs: docs/kind.md and docs/embedded-cluster.md (the clusters), docs/lanes.md (the lanes)
 `;
 
 export async function clusterCommand(argv: string[]): Promise<number> {

@@ -26,6 +26,8 @@ Options:
                    (default: 'npx sandbox-conformance driver serve', the reference driver)
   --force          overwrite files that exist (default: leave them, and say so)
   -h, --help       this help
+
+Docs: docs/ci.md
 `;
 
 export function workflowTemplate(driver: string, version: string): string {

@@ -29,6 +29,8 @@ or from ${RELEASES_URL_ENV} (a mirror with the same layout).
 
 Options:
   -h, --help   this help
+
+Docs: docs/kind.md (Agent Sandbox release manifests)
 `;
 
 /** Runs the command; resolves to the exit status (0, 1 when a version could not be cached, 2 for bad usage). */

@@ -24,6 +24,8 @@ Options:
   --out DIR      where the merged report goes (default: ./conformance-reports/merged):
                  html/index.html, junit.xml (its attachments in blobs/), summary.md
   -h, --help     this help
+
+Docs: docs/ci.md
 `;
 
 /** Every file named `name` under `dir`, recursively (symlinks not followed). */

@@ -25,6 +25,8 @@ Options:
 Figures are printed as a table (progress goes to stderr) and written to reports/bench/<benchmark>.json
 (with no name: one table of every issue-15 figure, written to reports/bench.json).
 A missed target is reported as MISSED; the exit code is still 0.
+
+Docs: docs/benchmarks.md
 `;
 }
 

@@ -169,6 +169,17 @@ test('every documented lane, bench, driver and sandbox-conformance command is ac
   expect(problems).toEqual([]);
 });
 
+/** The commands' --help texts, each ending with the docs page it belongs to. */
+const HELP_SOURCES = ['lanes/run/lane-command.ts', 'cli/sandbox-conformance.ts', 'cli/cluster-command.ts', 'cli/report-command.ts', 'cli/init-command.ts', 'cli/manifests-command.ts', 'driver/cli/help.ts', 'scripts/bench.ts', 'scripts/embedded-cluster.ts'];
+
+test("every command's --help points at its docs page, and the page exists", () => {
+  for (const source of HELP_SOURCES) {
+    const pages = [...read(source)!.matchAll(/^Docs: (.+)$/gm)].flatMap((m) => [...m[1].matchAll(/(?:docs\/[\w-]+|README)\.md/g)].map((p) => p[0]));
+    expect(pages.length, `${source}'s --help names its docs page ("Docs: docs/….md")`).toBeGreaterThan(0);
+    for (const page of pages) expect(existsSync(join(ROOT, page)), `${source}: ${page} exists`).toBe(true);
+  }
+});
+
 test('the checks fail on a made-up flag, an unknown lane, benchmark or subcommand, and a broken link or anchor', () => {
   const page = [
     '# A page',

@@ -70,4 +70,6 @@ Examples:
   npm run driver -- --socket /tmp/k8s-driver.sock create demo --workspace team-a -- sleep infinity
   npm run driver -- --socket /tmp/k8s-driver.sock stop demo --workspace team-a
   npm run driver -- --kubeconfig .cluster/embedded/kubeconfig list --output json
+
+Docs: docs/testing-your-driver.md
 `;

@@ -106,6 +106,8 @@ Everything after -- goes to Playwright, e.g. -- --grep stop-ordering --repeat-ea
 Reports: ${defaultReportDir}<lane>/ (html/index.html opens offline, junit.xml, results.json, summary.md)
 Exit status: 0 every scenario passed (or was skipped), 1 a scenario or a lane failed, 2 bad usage,
 130 interrupted
+
+Docs: docs/lanes.md
 `;
 
 /** The lane command's options (`npm run lane`, `sandbox-conformance run`). */
