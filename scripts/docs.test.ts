@@ -2,9 +2,10 @@ import { expect, test } from '@playwright/test';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseBenchArguments } from '../bench/benchmarks.ts';
-import { parseInvocation } from '../driver/cli/options.ts';
-import { parseLaneArguments } from '../lanes/run/lane-command.ts';
+import { BENCH_OPTIONS, parseBenchArguments } from '../bench/benchmarks.ts';
+import { HELP as DRIVER_HELP } from '../driver/cli/help.ts';
+import { OPTIONS as DRIVER_OPTIONS, parseInvocation } from '../driver/cli/options.ts';
+import { LANE_OPTIONS, laneHelp, parseLaneArguments } from '../lanes/run/lane-command.ts';
 
 /**
  * The docs (README.md and docs/*.md) against the tree: every relative link and #anchor
@@ -178,6 +179,22 @@ test("every command's --help points at its docs page, and the page exists", () =
     expect(pages.length, `${source}'s --help names its docs page ("Docs: docs/….md")`).toBeGreaterThan(0);
     for (const page of pages) expect(existsSync(join(ROOT, page)), `${source}: ${page} exists`).toBe(true);
   }
+});
+
+test('every option of the lane, driver and bench commands is in its --help and in the docs', () => {
+  const docs = DOCS.map((file) => read(file)!).join('\n');
+  const commands = [
+    { name: 'npm run lane', options: Object.keys(LANE_OPTIONS), help: laneHelp('npm run lane --', 'reports/') },
+    { name: 'npm run driver', options: Object.keys(DRIVER_OPTIONS), help: DRIVER_HELP },
+    { name: 'npm run bench', options: Object.keys(BENCH_OPTIONS), help: read('scripts/bench.ts')! },
+  ];
+  const missing = commands.flatMap(({ name, options, help }) =>
+    options.flatMap((option) => [
+      ...(help.includes(`--${option}`) ? [] : [`${name} --help does not name --${option}`]),
+      ...(option === 'help' || docs.includes(`--${option}`) ? [] : [`no docs page names ${name}'s --${option}`]),
+    ]),
+  );
+  expect(missing).toEqual([]);
 });
 
 test('the checks fail on a made-up flag, an unknown lane, benchmark or subcommand, and a broken link or anchor', () => {

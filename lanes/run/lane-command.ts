@@ -36,7 +36,8 @@ export interface LaneCommandContext {
   invocation?: { command: string; defaultReportDir: string; workRoot?: (reportRoot: string) => string };
 }
 
-const help = (command: string, defaultReportDir: string) => `Usage: ${command} <lane>... [options] [-- <playwright args>]
+/** The lane command's --help (the docs test checks it names every option). */
+export const laneHelp = (command: string, defaultReportDir: string) => `Usage: ${command} <lane>... [options] [-- <playwright args>]
        ${command} --all [options]          (all ${LANES.length} lanes, side by side)
        ${command} --list                   (lanes, scenarios and invariants)
 
@@ -182,7 +183,7 @@ export async function runLaneCommand(argv: string[], context: LaneCommandContext
   }
   const { values, positionals } = parsed;
   if (values.help) {
-    process.stdout.write(help(invocation.command, invocation.defaultReportDir));
+    process.stdout.write(laneHelp(invocation.command, invocation.defaultReportDir));
     return 0;
   }
   if (values.list) {
