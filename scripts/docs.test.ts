@@ -2,7 +2,12 @@ import { expect, test } from '@playwright/test';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { BENCH_OPTIONS, parseBenchArguments } from '../bench/benchmarks.ts';
+import { CLUSTER_OPTIONS } from '../cli/cluster-command.ts';
+import { INIT_OPTIONS } from '../cli/init-command.ts';
+import { MANIFESTS_OPTIONS } from '../cli/manifests-command.ts';
+import { REPORT_OPTIONS } from '../cli/report-command.ts';
 import { HELP as DRIVER_HELP } from '../driver/cli/help.ts';
 import { OPTIONS as DRIVER_OPTIONS, parseInvocation } from '../driver/cli/options.ts';
 import { LANE_OPTIONS, laneHelp, parseLaneArguments } from '../lanes/run/lane-command.ts';
@@ -10,8 +15,8 @@ import { LANE_OPTIONS, laneHelp, parseLaneArguments } from '../lanes/run/lane-co
 /**
  * The docs (README.md and docs/*.md) against the tree: every relative link and #anchor
  * resolves (GitHub's heading slugs), and every documented command in a fenced ```sh block is
- * accepted by the real argument parser of the command it runs (`npm run lane|lanes|bench|driver`,
- * `npx sandbox-conformance`): an unknown flag, lane, benchmark or subcommand fails the test.
+ * accepted by the real argument parser of the command it runs (`npm run lane|lanes|bench|driver|manifests`,
+ * `npx sandbox-conformance` and its subcommands' options): an unknown flag, lane, benchmark or subcommand fails the test.
  */
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -132,6 +137,7 @@ export function commandProblem(words: string[]): string | undefined {
       else if (script === 'lanes') parseLaneArguments(['--all', ...argv]);
       else if (script === 'bench') parseBenchArguments(argv);
       else if (script === 'driver') withoutExit(() => parseInvocation(argv));
+      else if (script === 'manifests') parseArgs({ args: argv, allowPositionals: true, options: MANIFESTS_OPTIONS });
       return undefined;
     }
     if (program === 'npx' && (rest[0] === 'sandbox-conformance' || rest[0]?.startsWith('sandbox-conformance@'))) {
@@ -141,6 +147,10 @@ export function commandProblem(words: string[]): string | undefined {
       if (subcommand === 'run') parseLaneArguments(argv);
       else if (subcommand === 'list') parseLaneArguments(['--list', ...argv]);
       else if (subcommand === 'driver') withoutExit(() => parseInvocation(argv));
+      else if (subcommand === 'init') parseArgs({ args: argv, options: INIT_OPTIONS });
+      else if (subcommand === 'cluster') parseArgs({ args: argv, allowPositionals: true, options: CLUSTER_OPTIONS });
+      else if (subcommand === 'report') parseArgs({ args: argv, allowPositionals: true, options: REPORT_OPTIONS });
+      else if (subcommand === 'manifests') parseArgs({ args: argv, allowPositionals: true, options: MANIFESTS_OPTIONS });
       return undefined;
     }
     return undefined; // not a command of this project (kubectl, npm ci, …)
@@ -209,6 +219,7 @@ test('the checks fail on a made-up flag, an unknown lane, benchmark or subcomman
     'npm run bench -- no-such-bench',
     'npm run driver -- --made-up list',
     'npx sandbox-conformance frobnicate',
+    'npx sandbox-conformance init --drivr x',
     'npx sandbox-conformance run v1beta1 --driver no-such-variant',
     'npm ci && npm run nope',
     '```',
@@ -224,10 +235,11 @@ test('the checks fail on a made-up flag, an unknown lane, benchmark or subcomman
   expect(problems[3]).toContain('unknown benchmark "no-such-bench"');
   expect(problems[4]).toContain("Unknown option '--made-up'");
   expect(problems[5]).toContain('unknown subcommand "frobnicate"');
-  expect(problems[6]).toContain('unknown driver "no-such-variant"');
-  expect(problems[7]).toBeUndefined(); // npm ci
-  expect(problems[8]).toBe('no npm script "nope"');
-  expect(problems).toHaveLength(9);
+  expect(problems[6]).toContain("Unknown option '--drivr'");
+  expect(problems[7]).toContain('unknown driver "no-such-variant"');
+  expect(problems[8]).toBeUndefined(); // npm ci
+  expect(problems[9]).toBe('no npm script "nope"');
+  expect(problems).toHaveLength(10);
 });
 
 test('GitHub anchors: punctuation dropped, spaces to hyphens, repeated headings numbered, code blocks ignored', () => {
