@@ -28,6 +28,8 @@ Options:
   --report-dir DIR           where run files go (default: ${DEFAULT_REPORT_DIR}); the kubeconfig is
                              under DIR/.cluster/<provider>/<lane>/
   -h, --help                 this help
+
+Docs: docs/kind.md and docs/embedded-cluster.md (the clusters), docs/lanes.md (the lanes)
 `;
 
 export async function clusterCommand(argv: string[]): Promise<number> {
@@ -80,12 +82,15 @@ export async function clusterCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
+/** `sandbox-conformance cluster`'s options. */
+export const CLUSTER_OPTIONS = { cluster: { type: 'string' }, 'agent-sandbox': { type: 'string' }, 'report-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+
 function parse(argv: string[]) {
   try {
     return parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { cluster: { type: 'string' }, 'agent-sandbox': { type: 'string' }, 'report-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: CLUSTER_OPTIONS,
     });
   } catch (error) {
     throw new UsageError((error as Error).message, 'cluster');

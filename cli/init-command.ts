@@ -26,6 +26,8 @@ Options:
                    (default: 'npx sandbox-conformance driver serve', the reference driver)
   --force          overwrite files that exist (default: leave them, and say so)
   -h, --help       this help
+
+Docs: docs/ci.md
 `;
 
 export function workflowTemplate(driver: string, version: string): string {
@@ -74,10 +76,13 @@ test('example: a sandbox my driver created stops in order', async ({ sandboxes, 
 });
 `;
 
+/** `sandbox-conformance init`'s options (no positionals). */
+export const INIT_OPTIONS = { driver: { type: 'string' }, force: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+
 export function initCommand(argv: string[]): number {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: { driver: { type: 'string' }, force: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({ args: argv, options: INIT_OPTIONS });
   } catch (error) {
     throw new UsageError((error as Error).message, 'init');
   }

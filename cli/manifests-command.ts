@@ -29,9 +29,14 @@ or from ${RELEASES_URL_ENV} (a mirror with the same layout).
 
 Options:
   -h, --help   this help
+
+Docs: docs/kind.md (Agent Sandbox release manifests)
 `;
 
 /** Runs the command; resolves to the exit status (0, 1 when a version could not be cached, 2 for bad usage). */
+/** `sandbox-conformance manifests`'s (and `npm run manifests`') options. */
+export const MANIFESTS_OPTIONS = { help: { type: 'boolean', short: 'h' } } as const;
+
 export async function manifestsCommand(argv: string[], command = 'sandbox-conformance manifests'): Promise<number> {
   const fail = (message: string): number => {
     process.stderr.write(`error: ${message}\n\nRun \`${command} --help\` for usage.\n`);
@@ -39,7 +44,7 @@ export async function manifestsCommand(argv: string[], command = 'sandbox-confor
   };
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, options: { help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({ args: argv, allowPositionals: true, options: MANIFESTS_OPTIONS });
   } catch (error) {
     return fail((error as Error).message);
   }

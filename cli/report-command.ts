@@ -24,6 +24,8 @@ Options:
   --out DIR      where the merged report goes (default: ./conformance-reports/merged):
                  html/index.html, junit.xml (its attachments in blobs/), summary.md
   -h, --help     this help
+
+Docs: docs/ci.md
 `;
 
 /** Every file named `name` under `dir`, recursively (symlinks not followed). */
@@ -34,10 +36,13 @@ function findFiles(dir: string, accept: (path: string) => boolean): string[] {
     .sort();
 }
 
+/** `sandbox-conformance report`'s options. */
+export const REPORT_OPTIONS = { out: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+
 export async function reportCommand(argv: string[]): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, options: { out: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({ args: argv, allowPositionals: true, options: REPORT_OPTIONS });
   } catch (error) {
     throw new UsageError((error as Error).message, 'report');
   }

@@ -34,6 +34,8 @@ Examples:
   npx sandbox-conformance run v1beta1 managed --driver external=/tmp/driver.sock --scenarios ./conformance
 
 Exit status: 0 all passed, 1 a scenario failed, 2 bad usage, 130 interrupted.
+
+Docs: README.md; the package and the GitHub Action: docs/ci.md
 `;
 
 async function main(argv: string[]): Promise<number> {

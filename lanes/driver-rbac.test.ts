@@ -6,7 +6,7 @@ import { DRIVER_RBAC, withoutPermission, type DriverRbac, type PolicyRule } from
 /**
  * The lanes' driver permissions against OpenShell's Helm chart (deploy/helm/openshell/templates,
  * as of #3363): the chart's rules as data here, the differences computed, and each of them
- * listed in README.md with its reason — so neither side can change without the list following.
+ * listed in docs/testing-your-driver.md with its reason — so neither side can change without the list following.
  */
 
 const ALL = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
@@ -72,7 +72,7 @@ function differences(): string[] {
   return [...lines].map(([key, modes]) => `${key} (${modes.join(', ')})`).sort();
 }
 
-test('the lanes grant the driver what the reference driver calls; the differences from OpenShell\'s chart are exactly those README explains', () => {
+test('the lanes grant the driver what the reference driver calls; the differences from OpenShell\'s chart are exactly those docs/testing-your-driver.md explains', () => {
   const found = differences();
   expect(found).toEqual([
     '+ pods: create, delete, patch, watch (shared)',
@@ -90,8 +90,8 @@ test('the lanes grant the driver what the reference driver calls; the difference
     '- secrets: list (shared, managed, operator)',
     '- tokenreviews.authentication.k8s.io: create (shared, managed, operator)',
   ]);
-  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-  for (const line of found) expect(readme, `README lists "${line}" with its reason`).toContain(`\`${line}\``);
+  const readme = readFileSync(new URL('../docs/testing-your-driver.md', import.meta.url), 'utf8');
+  for (const line of found) expect(readme, `docs/testing-your-driver.md lists "${line}" with its reason`).toContain(`\`${line}\``);
 });
 
 test('shared mode keeps everything in the sandbox namespace\'s Role; managed and operator modes need a ClusterRole', () => {

@@ -33,6 +33,8 @@ Options:
 
 Then, for example:
   KUBECONFIG=.cluster/embedded/kubeconfig kubectl get namespaces
+
+Docs: docs/embedded-cluster.md
 `;
 
 function fail(message: string): never {

@@ -25,7 +25,7 @@ Serving
             resume-skips-wait|conflict-as-success
                                 stop ordering; suspend-first is the pre-#3424 defect, headroom-deadline
                                 waits for the supervisor only the API headroom; the last four break
-                                only under faults (README "Fault schedules") (default: reference)
+                                only under faults (docs/faults.md) (default: reference)
   --supervisor-grace N          supervisor Pod terminationGracePeriodSeconds (default: 30)
   --workload-grace N            workload Pod terminationGracePeriodSeconds (default: 30)
   --api-headroom N              seconds of API headroom added to grace periods in deadlines (default: 30)
@@ -70,4 +70,6 @@ Examples:
   npm run driver -- --socket /tmp/k8s-driver.sock create demo --workspace team-a -- sleep infinity
   npm run driver -- --socket /tmp/k8s-driver.sock stop demo --workspace team-a
   npm run driver -- --kubeconfig .cluster/embedded/kubeconfig list --output json
+
+Docs: docs/testing-your-driver.md
 `;

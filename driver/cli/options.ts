@@ -31,7 +31,7 @@ export function failWith(error: unknown): never {
 /** OpenShell's environment variable for the driver's socket (the driver binary's and the gateway's). */
 export const SOCKET_ENV = 'OPENSHELL_COMPUTE_DRIVER_SOCKET';
 
-const OPTIONS = {
+export const OPTIONS = {
   socket: { type: 'string' },
   'bind-socket': { type: 'string' },
   kubeconfig: { type: 'string' },

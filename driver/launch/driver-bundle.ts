@@ -106,7 +106,7 @@ function buildInto(dir: string, options: DriverBundleOptions, files: string[]): 
   // The hash covers the files under the source root (and the packages, by the lockfile): an input elsewhere would go stale unseen.
   const hashed = new Set(files);
   const outside = Object.keys(result.metafile.inputs).filter((input) => !input.includes('node_modules/') && !hashed.has(resolve(options.sourceRoot, input)));
-  if (outside.length) throw new Error(`the driver bundle imports files outside ${options.sourceRoot} (${outside.join(', ')}): the driver may import only its own room (README, import rules)`);
+  if (outside.length) throw new Error(`the driver bundle imports files outside ${options.sourceRoot} (${outside.join(', ')}): the driver may import only its own room (docs/contributing.md, import directions)`);
   for (const output of result.outputFiles) writeFileSync(output.path, output.contents);
   const protos = files.filter((file) => file.endsWith('.proto'));
   const names = protos.map((file) => basename(file));

@@ -14,7 +14,7 @@ const problem = (value: unknown): string => {
     expect(error).toBeInstanceOf(ScheduleError);
     const lines = (error as Error).message.split('\n');
     expect(lines[0]).toBe('s.json: not a valid fault schedule:');
-    expect(lines.at(-1)).toBe('See README, "Fault schedules", for the format.');
+    expect(lines.at(-1)).toBe('See docs/faults.md, "Fault schedules", for the format.');
     return lines.slice(1, -1).join('\n');
   }
   throw new Error('accepted');

@@ -16,7 +16,7 @@ const validate = new Ajv({ discriminator: true, allErrors: true, strict: true, s
 
 export class ScheduleError extends Error {
   constructor(source: string, problems: string[]) {
-    super(`${source}: not a valid fault schedule:\n${problems.map((p) => `  - ${p}`).join('\n')}\nSee README, "Fault schedules", for the format.`);
+    super(`${source}: not a valid fault schedule:\n${problems.map((p) => `  - ${p}`).join('\n')}\nSee docs/faults.md, "Fault schedules", for the format.`);
     this.name = 'ScheduleError';
   }
 }

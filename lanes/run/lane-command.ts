@@ -36,7 +36,8 @@ export interface LaneCommandContext {
   invocation?: { command: string; defaultReportDir: string; workRoot?: (reportRoot: string) => string };
 }
 
-const help = (command: string, defaultReportDir: string) => `Usage: ${command} <lane>... [options] [-- <playwright args>]
+/** The lane command's --help (the docs test checks it names every option). */
+export const laneHelp = (command: string, defaultReportDir: string) => `Usage: ${command} <lane>... [options] [-- <playwright args>]
        ${command} --all [options]          (all ${LANES.length} lanes, side by side)
        ${command} --list                   (lanes, scenarios and invariants)
 
@@ -106,7 +107,54 @@ Everything after -- goes to Playwright, e.g. -- --grep stop-ordering --repeat-ea
 Reports: ${defaultReportDir}<lane>/ (html/index.html opens offline, junit.xml, results.json, summary.md)
 Exit status: 0 every scenario passed (or was skipped), 1 a scenario or a lane failed, 2 bad usage,
 130 interrupted
+
+Docs: docs/lanes.md
 `;
+
+/** The lane command's options (`npm run lane`, `sandbox-conformance run`). */
+export const LANE_OPTIONS = {
+  'report-dir': { type: 'string' },
+  cluster: { type: 'string' },
+  'agent-sandbox': { type: 'string' },
+  realism: { type: 'string' },
+  seed: { type: 'string' },
+  driver: { type: 'string' },
+  roles: { type: 'string' },
+  faults: { type: 'string' },
+  keep: { type: 'boolean' },
+  all: { type: 'boolean' },
+  serial: { type: 'boolean' },
+  list: { type: 'boolean' },
+  scenarios: { type: 'string' },
+  capabilities: { type: 'string' },
+  conformance: { type: 'string' },
+  'driver-version': { type: 'string' },
+  grep: { type: 'string' },
+  workers: { type: 'string' },
+  'repeat-each': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/**
+ * The lane command's arguments checked as the command checks them before it starts anything:
+ * its own options (an unknown one throws), the lanes named (an unknown lane throws), the release
+ * (one that does not fit a lane throws) and the driver (an unknown variant throws). Reads no
+ * file and starts nothing; the docs test checks every documented command with it.
+ */
+export function parseLaneArguments(argv: string[]): { values: ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof LANE_OPTIONS }>>['values']; lanes: Lane[]; playwrightArgs: string[] } {
+  const separator = argv.indexOf('--');
+  const ownArgs = separator >= 0 ? argv.slice(0, separator) : argv;
+  const playwrightArgs = separator >= 0 ? argv.slice(separator + 1) : [];
+  const { values, positionals } = parseArgs({ args: ownArgs, allowPositionals: true, options: LANE_OPTIONS });
+  let lanes = values.all ? [...LANES] : positionals.map(findLane);
+  const release = values['agent-sandbox'];
+  if (release !== undefined) lanes = lanes.map((lane) => laneOnRelease(lane, release, LANES));
+  const driver = values.driver;
+  if (driver !== undefined && !driver.startsWith('exec=') && !driver.startsWith('external=') && !DRIVER_VARIANTS.some((v) => v === driver)) {
+    throw new Error(`unknown driver "${driver}"; choose ${DRIVER_VARIANTS.join(', ')}, exec=<command> or external=<socket>`);
+  }
+  return { values, lanes, playwrightArgs };
+}
 
 let usageHint = 'npm run lane -- --help';
 
@@ -128,35 +176,14 @@ export async function runLaneCommand(argv: string[], context: LaneCommandContext
     parsed = parseArgs({
       args: ownArgs,
       allowPositionals: true,
-      options: {
-        'report-dir': { type: 'string' },
-        cluster: { type: 'string' },
-        'agent-sandbox': { type: 'string' },
-        realism: { type: 'string' },
-        seed: { type: 'string' },
-        driver: { type: 'string' },
-        roles: { type: 'string' },
-        faults: { type: 'string' },
-        keep: { type: 'boolean' },
-        all: { type: 'boolean' },
-        serial: { type: 'boolean' },
-        list: { type: 'boolean' },
-        scenarios: { type: 'string' },
-        capabilities: { type: 'string' },
-        conformance: { type: 'string' },
-        'driver-version': { type: 'string' },
-        grep: { type: 'string' },
-        workers: { type: 'string' },
-        'repeat-each': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: LANE_OPTIONS,
     });
   } catch (error) {
     fail((error as Error).message);
   }
   const { values, positionals } = parsed;
   if (values.help) {
-    process.stdout.write(help(invocation.command, invocation.defaultReportDir));
+    process.stdout.write(laneHelp(invocation.command, invocation.defaultReportDir));
     return 0;
   }
   if (values.list) {

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { DIRECTION, directionViolations, fileCycles, readImportGraph, roomCycles, roomOf, type ImportGraph } from './test-kit.ts';
 
 /**
- * The import direction of README.md, checked over every file tsconfig.json includes.
+ * The import direction of docs/contributing.md, checked over every file tsconfig.json includes.
  *
  * Production files: a room imports only itself and the rooms DIRECTION names for it (scripts:
  * anything), never a test file; no cycle between rooms, none between files.
@@ -23,8 +23,8 @@ test('the tree keeps the import direction, and no room or module imports in a cy
   expect(fileCycles(graph)).toEqual([]);
 });
 
-test('README.md states the same direction as the check', () => {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+test('docs/contributing.md states the same direction as the check', () => {
+  const readme = readFileSync(new URL('../../docs/contributing.md', import.meta.url), 'utf8');
   const table = readme.slice(readme.indexOf('| room | may import, besides itself |')).split('\n\n')[0].split('\n').slice(2);
   const stated = Object.fromEntries(
     table.map((row) => {

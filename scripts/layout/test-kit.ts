@@ -66,7 +66,7 @@ function permits(allowed: Room, target: Room, from: Room): boolean {
 }
 
 /**
- * The import direction, as README.md states it: what each room's production files may import
+ * The import direction, as docs/contributing.md states it: what each room's production files may import
  * besides their own room. The timeline's steps import only downward
  * (model ← collect, derive ← evaluate ← render).
  */

