@@ -14,6 +14,9 @@ function lane(args: string[], env: Record<string, string> = {}) {
 }
 
 test.describe('bad input: a clear message and a non-zero exit', () => {
+  // Each test starts the lane command several times (~3 CPU-s each through tsx): on a loaded
+  // machine that outgrew the default 60 s. A deadline, not a speed check.
+  test.describe.configure({ timeout: 180_000 });
   test('unknown lane', async () => {
     const run = await lane(['nope']);
     expect(run.exitCode).toBe(2);
