@@ -138,7 +138,7 @@ export function readResults(laneReportDir: string, batch: Batch): Map<string, Ru
     return body === undefined ? undefined : (JSON.parse(Buffer.from(body, 'base64').toString('utf8')) as T);
   };
   return new Map(
-    batch.runs.map((run) => {
+    batch.runs.map((run): [string, RunResult] => {
       const result = found.get(run.id);
       if (!result) return [run.id, { id: run.id, status: 'missing', errors: ['Playwright reported no result for this run (the lane did not run it)'], verdicts: [], durationMs: 0 }];
       const attachments = result.attachments ?? [];
