@@ -40,3 +40,9 @@ test('racing calls: the start that finds another under way may refuse; the delet
   expect(judgeCall('start', states('Stopped'), refused('FAILED_PRECONDITION'), false).violation).toBeDefined();
   expect(judgeCall('delete', states('Ready'), { ok: true, deleted: false }, false, true)).toEqual({ next: states('absent') });
 });
+
+test('a delete under faults may stop the sandbox first and then fail, or find it changed and leave it (deleted=false)', () => {
+  expect(judgeCall('delete', states('Ready'), refused('FAILED_PRECONDITION'), true)).toEqual({ next: states('Ready', 'Stopped', 'absent') });
+  expect(judgeCall('delete', states('Ready'), { ok: true, deleted: false }, true)).toEqual({ next: states('Ready', 'Stopped', 'absent') });
+  expect(judgeCall('delete', states('Ready'), { ok: true, deleted: false }, false).violation).toContain('delete answered deleted=false');
+});

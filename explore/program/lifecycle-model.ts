@@ -59,6 +59,9 @@ export function judgeCall(op: Operation, states: ReadonlySet<ModelState>, answer
   if (racing && op === 'delete' && (answer.ok ? answer.deleted === false : answer.code === 'NOT_FOUND')) return { next: new Set<ModelState>(['absent']) };
   // Under faults, a read while a call the faults cut short is still settling may show the sandbox between phases.
   if (op === 'get' && answer.ok && faulted && states.size > 1) return { next: new Set(states) };
+  // Under faults a delete may stop the sandbox and then fail, or find it changed by another writer and leave it (`deleted=false`): it stops first (driver/kubernetes/delete.ts).
+  const partlyDeleted = (): Set<ModelState> => new Set<ModelState>([...states, ...from.flatMap((s): ModelState[] => (s === 'absent' ? [] : ['Stopped', 'absent']))]);
+  if (op === 'delete' && faulted && (answer.ok ? answer.deleted === false : answer.code !== 'DEADLINE_EXCEEDED')) return { next: partlyDeleted() };
   if (answer.ok) {
     const next = new Set<ModelState>();
     for (const s of from) {

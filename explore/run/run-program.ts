@@ -45,7 +45,10 @@ export async function runProgram(program: Program, { sandboxes, driverControl, t
     const deadline = Date.now() + CALL_DEADLINE_MS;
     try {
       if (call.op === 'create') {
-        const sandbox = await sandboxes.create(request(program.sandboxes[call.sandbox!]));
+        // The sandboxes fixture's create (it keeps what the test made, for the recording and the clean-up) takes no deadline of its own: it is raced against one.
+        const created = sandboxes.create(request(program.sandboxes[call.sandbox!]));
+        created.catch(() => undefined);
+        const sandbox = await Promise.race([created, outOfTime(deadline, 'create')]);
         ids.set(call.sandbox!, sandbox.id);
         return { ok: true, phase: sandbox.phase };
       }
@@ -75,6 +78,8 @@ export async function runProgram(program: Program, { sandboxes, driverControl, t
   };
 
   for (const [index, step] of program.steps.entries()) {
+    // A call stuck past its deadline decided the run; what follows would only wait on it.
+    if (findings.some((f) => f.id.endsWith('-deadline'))) break;
     const title = step.calls.map((c) => `${c.sandbox === undefined ? '' : `${nameOf(c.sandbox)}:`}${c.op}`).join(' ‖ ');
     const before = states.map((s) => new Set(s));
     // The step fails when a call of it failed, with that call's code: the rules judge a call that returned apart from one that did not.
@@ -109,12 +114,17 @@ export async function runProgram(program: Program, { sandboxes, driverControl, t
   }
 
   await schedule.end();
+  if (findings.some((f) => f.id.endsWith('-deadline'))) return { calls, findings, endStates: {} };
   const endStates = await settle(program, ids, driverControl, findings, faulted ? CONVERGENCE_MS.faulted : CONVERGENCE_MS.faultFree);
   for (const [i, sandbox] of program.sandboxes.entries()) {
     const ended = endStates[sandbox.name];
     if (ended !== undefined && !settledAs(states[i], ended)) findings.push({ id: 'model/settled-state', message: `${sandbox.name}: after the convergence window get answers ${ended}, where the calls imply ${describeStates(states[i])}` });
   }
   return { calls, findings, endStates };
+}
+
+function outOfTime(deadline: number, op: string): Promise<never> {
+  return new Promise((_, reject) => setTimeout(() => reject(Object.assign(new Error(`${op} did not return within ${CALL_DEADLINE_MS / 1000} s`), { code: 'DEADLINE_EXCEEDED' })), deadline - Date.now()).unref());
 }
 
 function request(spec: SandboxSpec) {
