@@ -67,7 +67,7 @@ export function judgeCall(op: Operation, states: ReadonlySet<ModelState>, answer
     for (const s of from) {
       const to = successFrom(op, s);
       if (to === undefined) continue;
-      if (op === 'delete' && s === 'absent' && answer.deleted) continue;
+      if (op === 'delete' && (s === 'absent') === answer.deleted) continue;
       if (op === 'get' && answer.phase !== undefined && (s === 'absent' || PHASE_OF[s] !== answer.phase)) continue;
       next.add(to);
     }
