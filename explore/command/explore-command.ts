@@ -74,7 +74,7 @@ export type ExploreArguments =
   | { kind: 'search'; lane: Lane; driver: DriverUnderTest; runs?: number; budgetMs?: number; seed?: number; workers?: number; tries: number; replays: number; shrink: boolean; reportDir: string }
   | { kind: 'replay'; dir: string; replays: number; workers?: number };
 
-/** The arguments checked as the command checks them before it starts anything; throws UsageError. Reads nothing but a replay folder's existence. */
+/** The arguments checked as the command checks them before it starts anything; throws UsageError. Reads no file (the docs test checks documented commands with it). */
 export function parseExploreArguments(argv: string[]): ExploreArguments {
   let parsed;
   try {
@@ -94,7 +94,6 @@ export function parseExploreArguments(argv: string[]): ExploreArguments {
   if (positionals[0] === 'replay') {
     if (positionals.length !== 2) throw new UsageError('replay takes one folder: npm run explore -- replay reports/explore/<lane>/<signature>');
     const dir = resolve(positionals[1]);
-    if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory() || !existsSync(join(dir, 'finding.json'))) throw new UsageError(`${positionals[1]}: no finding there (a folder \`npm run explore\` wrote holds finding.json)`);
     const searchOnly = (['runs', 'budget', 'seed', 'driver', 'tries', 'no-shrink', 'report-dir'] as const).filter((f) => values[f] !== undefined);
     if (searchOnly.length) throw new UsageError(`replay runs the finding as recorded; --${searchOnly[0]} is for a search`);
     return { kind: 'replay', dir, replays, workers };
@@ -123,6 +122,10 @@ export function parseExploreArguments(argv: string[]): ExploreArguments {
     shrink: !values['no-shrink'],
     reportDir: resolve(values['report-dir'] ?? join(ROOT, 'reports', 'explore')),
   };
+}
+
+export function holdsFinding(dir: string): boolean {
+  return !!statSync(dir, { throwIfNoEntry: false })?.isDirectory() && existsSync(join(dir, 'finding.json'));
 }
 
 /** `90s`, `10m`, `1h`. */
@@ -156,6 +159,10 @@ export async function runExploreCommand(argv: string[], context: ExploreCommandC
   if (args.kind === 'help') {
     process.stdout.write(exploreHelp);
     return 0;
+  }
+  if (args.kind === 'replay' && !holdsFinding(args.dir)) {
+    process.stderr.write(`error: ${args.dir}: no finding there (a folder \`npm run explore\` wrote holds finding.json)\n`);
+    return 2;
   }
   return args.kind === 'replay' ? replay(args, context) : search(args, context);
 }
