@@ -12,6 +12,8 @@ test('the arguments: a lane, --runs or --budget, the seed, the driver, tries, re
   expect(parseExploreArguments(['v1beta1'])).toMatchObject({ kind: 'search', lane: { name: 'shared-v1beta1' }, runs: 30, tries: 3, replays: 10, shrink: true, driver: { kind: 'harness', variant: 'reference' } });
   expect(parseExploreArguments(['ha', '--budget', '10m', '--seed', '7', '--driver', 'suspend-first', '--tries', '1', '--no-shrink'])).toMatchObject({ lane: { name: 'ha' }, runs: undefined, budgetMs: 600_000, seed: 7, tries: 1, shrink: false, driver: { variant: 'suspend-first' } });
   expect(parseExploreArguments(['--help'])).toEqual({ kind: 'help' });
+  expect(parseExploreArguments(['v1beta1', '--shard', '2/3'])).toMatchObject({ shard: { index: 1, count: 3 } });
+  expect(parseExploreArguments(['merge', 'out', 'a', 'b'])).toMatchObject({ kind: 'merge', inputs: [expect.stringMatching(/a$/), expect.stringMatching(/b$/)] });
 });
 
 test('bad input is refused before anything starts, naming what is wrong', () => {
@@ -33,6 +35,9 @@ test('bad input is refused before anything starts, naming what is wrong', () => 
   expect(refused(['v1beta1', '--driver', 'external=/tmp/s.sock'])).toMatch(/cannot be crashed or put behind the fault proxy/);
   expect(refused(['v1beta1', '--frobnicate'])).toMatch(/frobnicate/);
   expect(refused(['replay'])).toMatch(/replay takes one folder/);
+  expect(refused(['v1beta1', '--shard', '4/3'])).toBe('--shard must be I/N with 1 <= I <= N, got "4/3"');
+  expect(refused(['v1beta1', '--shard', 'half'])).toBe('--shard must be I/N with 1 <= I <= N, got "half"');
+  expect(refused(['merge', 'out'])).toMatch(/merge takes the folder to write/);
   expect(holdsFinding(tmpdir())).toBe(false);
 });
 

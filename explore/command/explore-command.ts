@@ -18,6 +18,7 @@ import { laneWorkers, ROOT } from '../../lanes/run/lane-job.ts';
 import { describeDriver, type DriverUnderTest } from '../../lanes/run/lane-run.ts';
 import { RunControl } from '../../lanes/run/run-control.ts';
 import { readFindingFile } from '../report/finding-file.ts';
+import { mergeReports } from '../report/merge-reports.ts';
 import { findingsTable, writeReport } from '../report/write-report.ts';
 import type { BatchContext, RunResult } from '../run/run-batch.ts';
 import { runBatch } from '../run/run-batch.ts';
@@ -31,6 +32,7 @@ export interface ExploreCommandContext {
 
 export const exploreHelp = `Usage: npm run explore -- <lane> [--runs N | --budget 10m] [options]
        npm run explore -- replay <dir> [--replays N]
+       npm run explore -- merge <out-dir> <report-dir>...   (the findings of several shards, as one report)
 
 Searches seeded call programs and fault schedules for failures no scenario scripts, on the
 embedded cluster; shrinks each failure to a minimal reproducer and replays it.
@@ -45,6 +47,9 @@ Options:
   --workers K        runs at once (default: as a lane runs its scenarios)
   --tries K          a shrink candidate fails when it fails with the signature in any of K tries (default 3)
   --replays N        replays of each minimal reproducer for its reproduction rate (default 10)
+  --shard I/N        this machine's share of the search (1 <= I <= N): the same seed, disjoint
+                     programs and runs, as Playwright shards tests; join the shards' reports
+                     with merge
   --no-shrink        report each failure as found
   --report-dir DIR   where reports go (default: reports/explore); a folder per lane, one per signature
   -h, --help         this help
@@ -65,14 +70,16 @@ const OPTIONS = {
   tries: { type: 'string' },
   replays: { type: 'string' },
   'no-shrink': { type: 'boolean' },
+  shard: { type: 'string' },
   'report-dir': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 export type ExploreArguments =
   | { kind: 'help' }
-  | { kind: 'search'; lane: Lane; driver: DriverUnderTest; runs?: number; budgetMs?: number; seed?: number; workers?: number; tries: number; replays: number; shrink: boolean; reportDir: string }
-  | { kind: 'replay'; dir: string; replays: number; workers?: number };
+  | { kind: 'search'; lane: Lane; driver: DriverUnderTest; runs?: number; budgetMs?: number; seed?: number; workers?: number; tries: number; replays: number; shrink: boolean; reportDir: string; shard?: { index: number; count: number } }
+  | { kind: 'replay'; dir: string; replays: number; workers?: number }
+  | { kind: 'merge'; out: string; inputs: string[] };
 
 /** The arguments checked as the command checks them before it starts anything; throws UsageError. Reads no file (the docs test checks documented commands with it). */
 export function parseExploreArguments(argv: string[]): ExploreArguments {
@@ -98,6 +105,10 @@ export function parseExploreArguments(argv: string[]): ExploreArguments {
     if (searchOnly.length) throw new UsageError(`replay runs the finding as recorded; --${searchOnly[0]} is for a search`);
     return { kind: 'replay', dir, replays, workers };
   }
+  if (positionals[0] === 'merge') {
+    if (positionals.length < 3) throw new UsageError('merge takes the folder to write and at least one report folder: npm run explore -- merge reports/explore merged/shard-1 merged/shard-2');
+    return { kind: 'merge', out: resolve(positionals[1]), inputs: positionals.slice(2).map((p) => resolve(p)) };
+  }
   if (positionals.length !== 1) throw new UsageError(positionals.length ? `one lane at a time, got ${positionals.join(', ')}` : 'name a lane, e.g. npm run explore -- v1beta1 --runs 30');
   let lane: Lane;
   try {
@@ -109,6 +120,8 @@ export function parseExploreArguments(argv: string[]): ExploreArguments {
   const runs = whole('runs', values.runs, 1);
   const budgetMs = values.budget === undefined ? undefined : duration(values.budget);
   const seed = whole('seed', values.seed, 0);
+  const shard = values.shard === undefined ? undefined : /^(\d+)\/(\d+)$/.exec(values.shard);
+  if (shard === null || (shard && (Number(shard[1]) < 1 || Number(shard[1]) > Number(shard[2])))) throw new UsageError(`--shard must be I/N with 1 <= I <= N, got "${values.shard}"`);
   return {
     kind: 'search',
     lane,
@@ -121,6 +134,7 @@ export function parseExploreArguments(argv: string[]): ExploreArguments {
     replays,
     shrink: !values['no-shrink'],
     reportDir: resolve(values['report-dir'] ?? join(ROOT, 'reports', 'explore')),
+    ...(shard && { shard: { index: Number(shard[1]) - 1, count: Number(shard[2]) } }),
   };
 }
 
@@ -164,6 +178,7 @@ export async function runExploreCommand(argv: string[], context: ExploreCommandC
     process.stderr.write(`error: ${args.dir}: no finding there (a folder \`npm run explore\` wrote holds finding.json)\n`);
     return 2;
   }
+  if (args.kind === 'merge') return mergeCommand(args);
   return args.kind === 'replay' ? replay(args, context) : search(args, context);
 }
 
@@ -188,9 +203,9 @@ async function search(args: Extract<ExploreArguments, { kind: 'search' }>, conte
   const workDir = join(dir, `.work-${process.pid}`);
   rmSync(dir, { recursive: true, force: true });
   const batches = batchContext(args.lane, args.driver, seed, args.workers, workDir, context);
-  process.stdout.write(`explore ${args.lane.name}: seed ${seed} (the same search again: --seed ${seed}); driver ${describeDriver(args.driver)}; ${args.runs !== undefined ? `${args.runs} fault runs` : `budget ${args.budgetMs! / 1000} s`}; ${batches.workers} at once\n`);
+  process.stdout.write(`explore ${args.lane.name}: seed ${seed} (the same search again: --seed ${seed}); driver ${describeDriver(args.driver)}; ${args.runs !== undefined ? `${args.runs} fault runs` : `budget ${args.budgetMs! / 1000} s`}; ${batches.workers} at once${args.shard ? `; shard ${args.shard.index + 1}/${args.shard.count}` : ''}\n`);
   try {
-    const report = await explore({ context: batches, seed, runs: args.runs, budgetMs: args.budgetMs, tries: args.tries, replays: args.replays, shrink: args.shrink });
+    const report = await explore({ context: batches, seed, runs: args.runs, budgetMs: args.budgetMs, tries: args.tries, replays: args.replays, shrink: args.shrink, shard: args.shard });
     const reportContext = { lane: args.lane.name, driver: args.driver, seed, dir };
     writeReport(report, reportContext);
     const perMinute = report.runsTotal / (report.totalMs / 60_000);
@@ -200,6 +215,17 @@ async function search(args: Extract<ExploreArguments, { kind: 'search' }>, conte
   } finally {
     rmSync(workDir, { recursive: true, force: true });
   }
+}
+
+function mergeCommand(args: Extract<ExploreArguments, { kind: 'merge' }>): number {
+  const missing = args.inputs.filter((dir) => !statSync(dir, { throwIfNoEntry: false })?.isDirectory());
+  if (missing.length) {
+    process.stderr.write(`error: no such report folder: ${missing.join(', ')}\n`);
+    return 2;
+  }
+  const merged = mergeReports(args.inputs, args.out);
+  process.stdout.write(`${merged.length ? merged.map((m) => `${m.lane}: ${m.signature} (${m.failingRuns} failing runs, from ${m.from})`).join('\n') : 'no finding in any shard'}\nsummary: ${join(args.out, 'summary.md')}\n`);
+  return merged.length ? 1 : 0;
 }
 
 async function replay(args: Extract<ExploreArguments, { kind: 'replay' }>, context: ExploreCommandContext): Promise<number> {

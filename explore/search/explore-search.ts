@@ -33,6 +33,12 @@ export interface SearchOptions {
   /** n: replays of the minimal reproducer for its reproduction rate. */
   replays: number;
   shrink: boolean;
+  /**
+   * `--shard i/n` (index 0-based here): this machine's share of one search, as Playwright shards
+   * tests — the same seed, programs q with q mod n = index (and their runs), so n shards search
+   * disjoint runs of the same search.
+   */
+  shard?: { index: number; count: number };
 }
 
 /** One run that failed: which, and what it ran. */
@@ -68,7 +74,7 @@ export interface SearchReport {
 
 export async function explore(options: SearchOptions): Promise<SearchReport> {
   const { context, seed } = options;
-  const progress = new SearchProgress({ runsDone: 0, runsPlanned: options.runs, failures: new Map(), activity: 'starting' });
+  const progress = new SearchProgress({ runsDone: 0, references: 0, runsPlanned: options.runs, failures: new Map(), activity: 'starting' });
   const started = Date.now();
   let batchNo = 0;
   let runsTotal = 0;
@@ -95,13 +101,20 @@ export async function explore(options: SearchOptions): Promise<SearchReport> {
   let runsDone = 0;
   let references = 0;
   const planned = options.runs;
-  const roundSize = planned ?? Math.max(6, context.workers * 2);
+  const shard = options.shard ?? { index: 0, count: 1 };
+  // Program q has fault runs 3q, 3q+1, 3q+2 (below --runs): the run indices and seeds are the whole search's, whichever shard runs them.
+  const programOf = (k: number) => shard.index + shard.count * k;
+  const totalPrograms = planned === undefined ? Infinity : Math.ceil(planned / RUNS_PER_PROGRAM);
+  if (planned !== undefined) progress.state.runsPlanned = Array.from({ length: planned }, (_, j) => j).filter((j) => Math.floor(j / RUNS_PER_PROGRAM) % shard.count === shard.index).length;
+  const roundSize = Math.ceil(Math.max(6, context.workers * 2) / RUNS_PER_PROGRAM);
   try {
     do {
-      const thisRound = planned ?? roundSize;
-      const count = Math.ceil(thisRound / RUNS_PER_PROGRAM);
-      const round = Array.from({ length: count }, (_, i) => ({ index: programs + i, program: generateProgram(partSeed(seed, `program ${programs + i}`), programOptions) }));
-      programs += count;
+      const round: { index: number; program: Program }[] = [];
+      for (let k = programs; programOf(k) < totalPrograms && (planned !== undefined || round.length < roundSize); k++) {
+        round.push({ index: programOf(k), program: generateProgram(partSeed(seed, `program ${programOf(k)}`), programOptions) });
+      }
+      programs += round.length;
+      const firstRound = programs === round.length;
       const refs = await runner(
         round.map((p) => ({ id: `ref-${p.index}`, program: p.program })),
         'reference runs',
@@ -118,12 +131,11 @@ export async function explore(options: SearchOptions): Promise<SearchReport> {
         }
         if (!reference.timeline) continue;
         const points = referencePoints(reference.timeline);
-        for (let k = 0; k < RUNS_PER_PROGRAM && faultRuns.length + runsDone < (planned ?? Infinity); k++) {
-          const j = p.index * RUNS_PER_PROGRAM + k;
-          faultRuns.push({ id: `run-${j}`, program: p.program, schedule: generateSchedule(partSeed(seed, `schedule ${j}`), points, { sieveOnly: planned ? j < planned / 3 : programs <= count }) });
+        for (let j = p.index * RUNS_PER_PROGRAM; j < (p.index + 1) * RUNS_PER_PROGRAM && j < (planned ?? Infinity); j++) {
+          faultRuns.push({ id: `run-${j}`, program: p.program, schedule: generateSchedule(partSeed(seed, `schedule ${j}`), points, { sieveOnly: planned !== undefined ? j < planned / 3 : firstRound }) });
         }
       }
-      progress.update({ runsDone: runsDone + references });
+      progress.update({ references });
       const results = await runner(faultRuns, 'fault runs');
       for (const run of faultRuns) {
         const result = results.get(run.id)!;
@@ -132,9 +144,8 @@ export async function explore(options: SearchOptions): Promise<SearchReport> {
         if (signature) record({ runId: run.id, program: run.program, schedule: run.schedule, result }, signature);
       }
       runsDone += faultRuns.length;
-      progress.update({ runsDone: runsDone + references });
-      if (planned !== undefined) break;
-    } while (Date.now() - started < (options.budgetMs ?? 0));
+      progress.update({ runsDone });
+    } while (planned === undefined && Date.now() - started < (options.budgetMs ?? 0));
     const searchMs = Date.now() - started;
 
     for (const finding of findings.values()) {

@@ -6,7 +6,9 @@
 import { createLogUpdate } from 'log-update';
 
 export interface SearchState {
+  /** Fault runs judged, and fault-free reference runs. */
   runsDone: number;
+  references: number;
   runsPlanned?: number;
   /** Failing runs so far, by signature. */
   failures: Map<string, number>;
@@ -16,7 +18,7 @@ export interface SearchState {
 
 export function describeSearch(state: SearchState, elapsedMs: number): string {
   const failures = state.failures.size ? [...state.failures].map(([s, n]) => `${s} ×${n}`).join(', ') : 'none';
-  return `[${Math.round(elapsedMs / 1000)} s] runs ${state.runsDone}${state.runsPlanned ? `/${state.runsPlanned}` : ''} · failures: ${failures} · ${state.activity}`;
+  return `[${Math.round(elapsedMs / 1000)} s] fault runs ${state.runsDone}${state.runsPlanned ? `/${state.runsPlanned}` : ''} (+${state.references} reference) · failures: ${failures} · ${state.activity}`;
 }
 
 export class SearchProgress {
