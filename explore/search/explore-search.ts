@@ -72,6 +72,16 @@ export interface SearchReport {
   findings: Finding[];
 }
 
+/** The k-th program of a shard: programs q with q mod n = the shard's index, so shards of one search share no program. */
+export function shardProgram(k: number, shard: { index: number; count: number }): number {
+  return shard.index + shard.count * k;
+}
+
+/** Program q's fault runs: 3q, 3q+1, 3q+2, those below --runs. Run indices (and so their seeds) are the whole search's, whichever shard runs them. */
+export function faultRunsOf(program: number, planned: number | undefined): number[] {
+  return [0, 1, 2].map((m) => program * RUNS_PER_PROGRAM + m).filter((j) => j < (planned ?? Infinity));
+}
+
 export async function explore(options: SearchOptions): Promise<SearchReport> {
   const { context, seed } = options;
   const progress = new SearchProgress({ runsDone: 0, references: 0, runsPlanned: options.runs, failures: new Map(), activity: 'starting' });
@@ -102,10 +112,9 @@ export async function explore(options: SearchOptions): Promise<SearchReport> {
   let references = 0;
   const planned = options.runs;
   const shard = options.shard ?? { index: 0, count: 1 };
-  // Program q has fault runs 3q, 3q+1, 3q+2 (below --runs): the run indices and seeds are the whole search's, whichever shard runs them.
-  const programOf = (k: number) => shard.index + shard.count * k;
+  const programOf = (k: number) => shardProgram(k, shard);
   const totalPrograms = planned === undefined ? Infinity : Math.ceil(planned / RUNS_PER_PROGRAM);
-  if (planned !== undefined) progress.state.runsPlanned = Array.from({ length: planned }, (_, j) => j).filter((j) => Math.floor(j / RUNS_PER_PROGRAM) % shard.count === shard.index).length;
+  if (planned !== undefined) progress.state.runsPlanned = Array.from({ length: totalPrograms }, (_, q) => q).filter((q) => q % shard.count === shard.index).flatMap((q) => faultRunsOf(q, planned)).length;
   const roundSize = Math.ceil(Math.max(6, context.workers * 2) / RUNS_PER_PROGRAM);
   try {
     do {
@@ -131,7 +140,7 @@ export async function explore(options: SearchOptions): Promise<SearchReport> {
         }
         if (!reference.timeline) continue;
         const points = referencePoints(reference.timeline);
-        for (let j = p.index * RUNS_PER_PROGRAM; j < (p.index + 1) * RUNS_PER_PROGRAM && j < (planned ?? Infinity); j++) {
+        for (const j of faultRunsOf(p.index, planned)) {
           faultRuns.push({ id: `run-${j}`, program: p.program, schedule: generateSchedule(partSeed(seed, `schedule ${j}`), points, { sieveOnly: planned !== undefined ? j < planned / 3 : firstRound }) });
         }
       }
