@@ -36,22 +36,36 @@ export function generateSchedule(seed: number, points: ReferencePoints, options:
   return faultSchedule(items, `explore: ${swarm.map(([k, w]) => `${k}×${w}`).join(', ')}`);
 }
 
+/**
+ * Where the stop hands over from one object to the next — the supervisor Pod's deletion, a
+ * suspension after the first (the create's own is the first) — is where Sieve's perturbations
+ * bite (a stale view, a crash between writes, a missed event): half the triggers are drawn there.
+ */
+function handOver(points: ReferencePoints) {
+  const events = points.events.filter((p) => (p.object.role === 'supervisorPod' && p.change === 'deletion-requested') || (p.object.role === 'sandbox' && p.change === 'suspended' && p.occurrence > 1));
+  const requests = points.requests.filter((p) => p.match.verb === 'delete' || (p.match.suspends && p.occurrence > 1));
+  return { events, requests };
+}
+
 function drawTrigger(random: Random, points: ReferencePoints, options: { writeAnswered?: boolean } = {}): Trigger {
-  if (options.writeAnswered && points.requests.length) {
-    const point = random.pick(points.requests.filter((p) => p.write));
+  const key = handOver(points);
+  const focus = random.chance(0.5) && key.events.length + key.requests.length > 0;
+  const { events, requests } = focus ? key : points;
+  if (options.writeAnswered && requests.length) {
+    const point = random.pick(requests.filter((p) => p.write));
     return { on: 'request', match: point.match, occurrence: point.occurrence, at: 'answered' };
   }
   const from = random.weighted([
-    ['event', points.events.length ? 6 : 0],
-    ['request', points.requests.length ? 3 : 0],
-    ['start', 1],
+    ['event', events.length ? 6 : 0],
+    ['request', requests.length ? 3 : 0],
+    ['start', focus ? 0 : 1],
   ] as const);
   if (from === 'event') {
-    const point = random.pick(points.events);
+    const point = random.pick(events);
     return { on: 'event', object: point.object, change: point.change, occurrence: point.occurrence };
   }
   if (from === 'request') {
-    const point = random.pick(points.requests);
+    const point = random.pick(requests);
     return { on: 'request', match: point.match, occurrence: point.occurrence, ...(random.chance(0.3) && { at: 'answered' as const }) };
   }
   return { on: 'start', delayMs: random.int(0, 20) * 100 };
