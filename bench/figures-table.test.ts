@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { benchJson, figureRows, ISSUE_15_FIGURES, renderFiguresTable, type FigureSpec, type Measurement } from './figures-table.ts';
+import { benchJson, figureRows, ISSUE_FIGURES, renderFiguresTable, type FigureSpec, type Measurement } from './figures-table.ts';
 
 const SPECS: FigureSpec[] = [
   { id: 'one-lane', figure: 'one lane, wall', target: '<= 10 s', ratioOf: 'lane wall / longest scenario' },
@@ -46,10 +46,10 @@ test('bench.json: date, machine, every figure with its values, ratio and result;
 });
 
 test('a measurement for a figure nobody declared is refused, naming it', () => {
-  expect(() => figureRows(SPECS, [{ id: 'typo', measured: '1', values: {}, pass: true }])).toThrow('measurements for undeclared figures: typo (declare them in ISSUE_15_FIGURES)');
+  expect(() => figureRows(SPECS, [{ id: 'typo', measured: '1', values: {}, pass: true }])).toThrow('measurements for undeclared figures: typo (declare them in ISSUE_FIGURES)');
 });
 
-test("issue 15's figures are all declared, the driver-scale one among them (not measured until its benchmark is wired)", () => {
-  expect(ISSUE_15_FIGURES.map((f) => f.id)).toEqual(['one-lane', 'all-lanes', 'driver-scale', 'list-10k', 'stop-p95', 'cluster-start', 'create-conflicts']);
-  expect(figureRows(ISSUE_15_FIGURES, []).every((r) => r.result === 'not measured')).toBe(true);
+test("issues 15's and 25's figures are all declared", () => {
+  expect(ISSUE_FIGURES.map((f) => f.id)).toEqual(['one-lane', 'all-lanes', 'lane-cpu', 'lane-wall', 'npm-test', 'driver-scale', 'list-10k', 'stop-p95', 'cluster-start', 'create-conflicts']);
+  expect(figureRows(ISSUE_FIGURES, []).every((r) => r.result === 'not measured')).toBe(true);
 });

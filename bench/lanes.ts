@@ -98,7 +98,7 @@ async function timeLanes(options: BenchOptions, log: (line: string) => void): Pr
   }
 }
 
-/** Issue 15's lane figures for `npm run bench` (figures-table.ts). */
+/** The lane figures of issues 15 and 25 for `npm run bench` (figures-table.ts). */
 export async function laneFigures(options: BenchOptions, log: (line: string) => void): Promise<Measurement[]> {
   const { one, all } = await timeLanes(options, log);
   const failed = (t: LaneTiming, what: string) => (t.exitCode ? `${what} FAILED, exit ${t.exitCode}` : undefined);
@@ -109,6 +109,22 @@ export async function laneFigures(options: BenchOptions, log: (line: string) => 
       values: { seconds: one.seconds, longestScenarioSeconds: one.longestScenarioSeconds },
       ratio: one.longestScenarioSeconds ? one.seconds / one.longestScenarioSeconds : undefined,
       pass: one.seconds <= 10 && one.exitCode === 0,
+      note: failed(one, 'the lane') ?? `longest scenario ${one.longestScenarioSeconds.toFixed(1)} s`,
+    },
+    {
+      id: 'lane-cpu',
+      measured: one.cpuSeconds === undefined ? 'n/a (no /proc)' : `${one.cpuSeconds.toFixed(1)} s`,
+      values: { cpuSeconds: one.cpuSeconds ?? NaN, wallSeconds: one.seconds },
+      ratio: one.cpuSeconds === undefined ? undefined : one.cpuSeconds / one.seconds,
+      pass: one.cpuSeconds !== undefined && one.cpuSeconds <= 25 && one.exitCode === 0,
+      note: failed(one, 'the lane'),
+    },
+    {
+      id: 'lane-wall',
+      measured: `${one.seconds.toFixed(1)} s`,
+      values: { seconds: one.seconds, longestScenarioSeconds: one.longestScenarioSeconds },
+      ratio: one.longestScenarioSeconds ? one.seconds / one.longestScenarioSeconds : undefined,
+      pass: one.seconds <= 25 && one.exitCode === 0,
       note: failed(one, 'the lane') ?? `longest scenario ${one.longestScenarioSeconds.toFixed(1)} s`,
     },
   ];

@@ -1,13 +1,20 @@
 /**
  * `npm run bench -- proxy`: what the fault proxy (faults/proxy/) adds to a request with no fault
- * in force. GETs of one Pod against the embedded cluster, directly and through a FaultProxy in
- * front of it, interleaved in the same rounds (http-load.ts timeInterleavedGets); median and p99
- * of each and the ratio proxy/direct. Cluster and proxy run on this (main) thread, as the harness
+ * in force. GETs of one Pod against the embedded cluster, directly, through a FaultProxy in
+ * front of it, and through one served on its own with a test's session attached to its control
+ * socket (faults/remote/: every request waits for the session's verdict, as for a driver started
+ * with `external=`), interleaved in the same rounds (http-load.ts timeInterleavedGets); median and
+ * p99 of each and the ratios to direct. Cluster and proxy run on this (main) thread, as the harness
  * runs them; the client runs in a worker thread (worker.ts).
  */
 import * as k8s from '@kubernetes/client-node';
 import { EmbeddedCluster } from '../cluster/embedded/cluster.ts';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { FaultProxy } from '../faults/proxy/fault-proxy.ts';
+import { ControlServer } from '../faults/remote/control-server.ts';
+import { RemoteFaultProxy } from '../faults/remote/remote-proxy.ts';
 import { busyWarning, fmt, progressLog, reportBenchmark, type BenchOptions, type Row } from './common.ts';
 import type { Endpoint } from './http-load.ts';
 import { runInWorker } from './worker.ts';
@@ -29,6 +36,13 @@ export async function runProxyBenchmark(options: BenchOptions): Promise<void> {
   const admin = new k8s.KubeConfig();
   admin.loadFromString(cluster.kubeconfig());
   const proxy = await FaultProxy.start({ upstream: admin, thirdParty: admin });
+  const served = await FaultProxy.start({ upstream: admin, thirdParty: admin });
+  const dir = await mkdtemp(join(tmpdir(), 'bench-proxy-'));
+  const control = await ControlServer.serve(served, join(dir, 'control.sock'));
+  const session = await RemoteFaultProxy.connect(control.socketPath);
+  // A schedule run's observer: it sees each request and lets it through.
+  let seen = 0;
+  session.observe(() => void seen++);
   try {
     await admin.makeApiClient(k8s.CoreV1Api).createNamespacedPod({
       namespace: 'default',
@@ -42,6 +56,7 @@ export async function runProxyBenchmark(options: BenchOptions): Promise<void> {
           endpoints: [
             { label: 'direct', endpoint: direct },
             { label: 'proxy', endpoint: proxyEndpoint(proxy) },
+            { label: 'session', endpoint: proxyEndpoint(served) },
           ],
           path: POD_PATH,
           warmup: sizes.warmup,
@@ -50,7 +65,7 @@ export async function runProxyBenchmark(options: BenchOptions): Promise<void> {
       },
       progress,
     );
-    const [straight, proxied] = results;
+    const [straight, proxied, remote] = results;
     const ratio = (a: number, b: number) => (a / b).toFixed(2);
     const rows: Row[] = [
       { measure: 'GET one Pod, direct: median', value: fmt.ms(straight.latencyMs.p50) },
@@ -59,6 +74,11 @@ export async function runProxyBenchmark(options: BenchOptions): Promise<void> {
       { measure: 'GET one Pod, through the proxy: p99', value: fmt.ms(proxied.latencyMs.p99) },
       { measure: 'proxy / direct: median', value: ratio(proxied.latencyMs.p50, straight.latencyMs.p50) },
       { measure: 'proxy / direct: p99', value: ratio(proxied.latencyMs.p99, straight.latencyMs.p99) },
+      { measure: 'GET one Pod, through a served proxy with a session: median', value: fmt.ms(remote.latencyMs.p50) },
+      { measure: 'GET one Pod, through a served proxy with a session: p99', value: fmt.ms(remote.latencyMs.p99) },
+      { measure: 'served proxy with a session / direct: median', value: ratio(remote.latencyMs.p50, straight.latencyMs.p50) },
+      { measure: 'served proxy with a session / direct: p99', value: ratio(remote.latencyMs.p99, straight.latencyMs.p99) },
+      { measure: "requests the session's observer saw", value: String(seen) },
     ];
     await reportBenchmark({
       name: 'proxy',
@@ -68,9 +88,13 @@ export async function runProxyBenchmark(options: BenchOptions): Promise<void> {
       busyAtStart,
       rows,
       note: 'Time to the last byte, one request at a time over one keep-alive connection per endpoint; the proxy has no fault in force.',
-      figures: { sizes, path: POD_PATH, direct: straight.latencyMs, proxy: proxied.latencyMs },
+      figures: { sizes, path: POD_PATH, direct: straight.latencyMs, proxy: proxied.latencyMs, servedWithSession: remote.latencyMs, sessionSaw: seen },
     });
   } finally {
+    await session.close();
+    await control.close();
+    await served.close();
+    await rm(dir, { recursive: true, force: true });
     await proxy.close();
     await cluster.stop();
   }

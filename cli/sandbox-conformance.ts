@@ -21,6 +21,7 @@ Commands:
   cluster up|down     a lane's cluster on its own (kind or embedded)
   driver serve        the reference driver on a Unix socket (to compare against); other driver
                       subcommands are a client of any driver
+  fault-proxy         the fault proxy on its own, in front of a driver you start (external=)
   manifests fetch     cache the Agent Sandbox release manifests (sha256-checked) for offline runs
   report merge        blob reports of several runs -> one HTML + JUnit report and summary
   init                write a GitHub workflow, conformance.yaml and an example scenario here
@@ -74,6 +75,15 @@ async function main(argv: string[]): Promise<number> {
       if (invocation.command === 'serve') await (await import('../driver/cli/serve.ts')).serve(invocation);
       else await (await import('../driver/cli/client-commands.ts')).runClientCommand(invocation);
       return 0;
+    }
+    case 'fault-proxy': {
+      const { serveFaultProxy, FaultProxyUsageError } = await import('../faults/remote/serve-command.ts');
+      try {
+        return await serveFaultProxy(rest, 'sandbox-conformance fault-proxy');
+      } catch (error) {
+        if (error instanceof FaultProxyUsageError) throw new UsageError(error.message, 'fault-proxy');
+        throw error;
+      }
     }
     case 'manifests': {
       const { manifestsCommand } = await import('./manifests-command.ts');

@@ -1,7 +1,7 @@
 #!/usr/bin/env tsx
 /**
  * `npm run bench -- <name>... [--quick]`: runs named benchmarks from bench/, one after the
- * other; with no name, the benchmarks behind issue 15's figures and one table of them
+ * other; with no name, the benchmarks behind issues 15's and 25's figures and one table of them
  * (bench/issue-figures.ts). Benchmarks are measurements, not tests: a missed target is
  * printed, the exit code stays 0; only a benchmark that cannot run exits non-zero.
  */
@@ -12,7 +12,7 @@ function help(): string {
   const list = Object.entries(BENCHMARKS)
     .map(([name, b]) => `  ${name.padEnd(width)}  ${b.summary}`)
     .join('\n');
-  return `Usage: npm run bench                         (issue 15's figures: one table, reports/bench.json)
+  return `Usage: npm run bench                         (issues 15's and 25's figures: one table, reports/bench.json)
        npm run bench -- <benchmark>... [options]
 
 Benchmarks:
@@ -23,7 +23,7 @@ Options:
   -h, --help   show this help
 
 Figures are printed as a table (progress goes to stderr) and written to reports/bench/<benchmark>.json
-(with no name: one table of every issue-15 figure, written to reports/bench.json).
+(with no name: one table of every issue-15 and issue-25 figure, written to reports/bench.json).
 A missed target is reported as MISSED; the exit code is still 0.
 
 Docs: docs/benchmarks.md

@@ -10,6 +10,7 @@ import { MANIFESTS_OPTIONS } from '../cli/manifests-command.ts';
 import { REPORT_OPTIONS } from '../cli/report-command.ts';
 import { HELP as DRIVER_HELP } from '../driver/cli/help.ts';
 import { parseExploreArguments } from '../explore/command/explore-command.ts';
+import { FAULT_PROXY_OPTIONS, faultProxyHelp } from '../faults/remote/serve-command.ts';
 import { OPTIONS as DRIVER_OPTIONS, parseInvocation } from '../driver/cli/options.ts';
 import { LANE_OPTIONS, laneHelp, parseLaneArguments } from '../lanes/run/lane-command.ts';
 
@@ -84,12 +85,13 @@ function shellWords(line: string): string[] {
   return words;
 }
 
-/** The documented commands of a page: each line of its ```sh blocks, split at `&&`, environment assignments dropped. */
+/** The documented commands of a page: each line of its ```sh blocks, split at `&&` (a trailing `&` dropped), environment assignments dropped. */
 export function fencedCommands(markdown: string): string[][] {
   const commands: string[][] = [];
   for (const block of markdown.matchAll(/^```(?:sh|bash|shell)\n([\s\S]*?)^```/gm)) {
     for (const line of block[1].split('\n')) {
       let words = shellWords(line);
+      if (words.at(-1) === '&') words = words.slice(0, -1);
       while (words.length) {
         const and = words.indexOf('&&');
         const command = and < 0 ? words : words.slice(0, and);
@@ -139,6 +141,7 @@ export function commandProblem(words: string[]): string | undefined {
       else if (script === 'bench') parseBenchArguments(argv);
       else if (script === 'driver') withoutExit(() => parseInvocation(argv));
       else if (script === 'manifests') parseArgs({ args: argv, allowPositionals: true, options: MANIFESTS_OPTIONS });
+      else if (script === 'fault-proxy') parseArgs({ args: argv, options: FAULT_PROXY_OPTIONS });
       else if (script === 'explore') parseExploreArguments(argv);
       return undefined;
     }
@@ -153,6 +156,7 @@ export function commandProblem(words: string[]): string | undefined {
       else if (subcommand === 'cluster') parseArgs({ args: argv, allowPositionals: true, options: CLUSTER_OPTIONS });
       else if (subcommand === 'report') parseArgs({ args: argv, allowPositionals: true, options: REPORT_OPTIONS });
       else if (subcommand === 'manifests') parseArgs({ args: argv, allowPositionals: true, options: MANIFESTS_OPTIONS });
+      else if (subcommand === 'fault-proxy') parseArgs({ args: argv, options: FAULT_PROXY_OPTIONS });
       return undefined;
     }
     return undefined; // not a command of this project (kubectl, npm ci, …)
@@ -183,7 +187,7 @@ test('every documented lane, bench, driver and sandbox-conformance command is ac
 });
 
 /** The commands' --help texts, each ending with the docs page it belongs to. */
-const HELP_SOURCES = ['lanes/run/lane-command.ts', 'cli/sandbox-conformance.ts', 'cli/cluster-command.ts', 'cli/report-command.ts', 'cli/init-command.ts', 'cli/manifests-command.ts', 'driver/cli/help.ts', 'scripts/bench.ts', 'scripts/embedded-cluster.ts', 'explore/command/explore-command.ts'];
+const HELP_SOURCES = ['lanes/run/lane-command.ts', 'cli/sandbox-conformance.ts', 'cli/cluster-command.ts', 'cli/report-command.ts', 'cli/init-command.ts', 'cli/manifests-command.ts', 'driver/cli/help.ts', 'scripts/bench.ts', 'scripts/embedded-cluster.ts', 'faults/remote/serve-command.ts', 'explore/command/explore-command.ts'];
 
 test("every command's --help points at its docs page, and the page exists", () => {
   for (const source of HELP_SOURCES) {
@@ -198,6 +202,7 @@ test('every option of the lane, driver and bench commands is in its --help and i
   const commands = [
     { name: 'npm run lane', options: Object.keys(LANE_OPTIONS), help: laneHelp('npm run lane --', 'reports/') },
     { name: 'npm run driver', options: Object.keys(DRIVER_OPTIONS), help: DRIVER_HELP },
+    { name: 'npm run fault-proxy', options: Object.keys(FAULT_PROXY_OPTIONS), help: faultProxyHelp('npm run fault-proxy --') },
     { name: 'npm run bench', options: Object.keys(BENCH_OPTIONS), help: read('scripts/bench.ts')! },
   ];
   const missing = commands.flatMap(({ name, options, help }) =>

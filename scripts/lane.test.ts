@@ -2,6 +2,7 @@ import { expect, test } from '@playwright/test';
 import { execa } from 'execa';
 import { execSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -91,6 +92,25 @@ test.describe('bad input: a clear message and a non-zero exit', () => {
     const realism = await lane(['ha', '--cluster', 'existing', '--realism', 'on', '--seed', '7'], { KUBECONFIG: kubeconfig });
     expect(realism.exitCode).toBe(2);
     expect(realism.all).toContain('the existing cluster runs the real controller (choose --cluster embedded)');
+  });
+
+  test('--fault-proxy: only for a driver on a socket, and a control socket nobody serves', async () => {
+    const withHarness = await lane(['v1beta1', '--fault-proxy', join(tmpdir(), 'x.sock')]);
+    expect(withHarness.exitCode).toBe(2);
+    expect(withHarness.all).toContain('--fault-proxy is for a driver you serve yourself (--driver external=<socket>)');
+    // Something listens where the driver should (the lane only checks that), nothing where the proxy should.
+    const dir = mkdtempSync(join(tmpdir(), 'lane-fault-proxy-'));
+    const driver = createServer().listen(join(dir, 'driver.sock'));
+    try {
+      const control = join(dir, 'control.sock');
+      const run = await lane(['v1beta1', '--driver', `external=${join(dir, 'driver.sock')}`, '--fault-proxy', control]);
+      expect(run.exitCode).toBe(2);
+      expect(run.all).toContain(`--fault-proxy ${control}: no fault proxy answers there`);
+      expect(run.all).toContain(`start one with \`npm run fault-proxy -- --control ${control} --write-kubeconfig FILE\``);
+    } finally {
+      driver.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('a driver socket nobody listens on', async () => {

@@ -65,6 +65,32 @@ export function asDriverError(error: unknown, doing: string): DriverError {
   return new DriverError('INTERNAL', message);
 }
 
+/**
+ * How many times one request is sent again when the API server asks the client to come back
+ * later, and how long a reset read waits before it is sent again: client-go's defaults (its
+ * request retries: 10, and a second for a retried read).
+ */
+const MAX_RETRIES = 10;
+const RESET_READ_RETRY_MS = 1_000;
+
+/**
+ * How long to wait before sending a failed request again, or undefined when it must not be.
+ * As client-go's request does: an answer of 429 or 5xx with a Retry-After header says the request
+ * was not carried out and when to come back, whatever the verb; a read whose connection
+ * was reset is sent again (a write is not: it may have landed). client-node retries nothing.
+ */
+export function retryDelay(error: unknown, read: boolean): number | undefined {
+  if (error instanceof k8s.ApiException) {
+    const header = Object.entries(error.headers ?? {}).find(([name]) => name.toLowerCase() === 'retry-after')?.[1];
+    const seconds = header === undefined ? undefined : Number(header);
+    // Capped at 10 s: a wait outside any call (the reconcile loop) must not stall on one answer.
+    if ((error.code === 429 || error.code >= 500) && seconds !== undefined && Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds, 10) * 1000;
+    return undefined;
+  }
+  const text = `${(error as Error)?.message ?? ''} ${String((error as { cause?: { code?: string } })?.cause?.code ?? '')}`;
+  return read && /ECONNRESET|socket hang up|EPIPE/i.test(text) ? RESET_READ_RETRY_MS : undefined;
+}
+
 /** What every view of one driver instance shares: clients made once, the watches, its life. */
 interface KubeShared {
   objects: k8s.KubernetesObjectApi;
@@ -124,8 +150,24 @@ export class Kube {
     this.shared.connections.close();
   }
 
-  /** Runs one request, unless the instance was halted or the call has ended; stops waiting when the call ends. */
-  private request<T>(send: () => Promise<T>): Promise<T> {
+  /**
+   * Runs one request, unless the instance was halted or the call has ended; stops waiting when
+   * the call ends. Sent again when the server says to come back later (`retryDelay`), within the call's bounds.
+   */
+  private async request<T>(send: () => Promise<T>, read = false): Promise<T> {
+    for (let retries = 0; ; retries++) {
+      try {
+        return await this.once(send);
+      } catch (error) {
+        const delay = retries < MAX_RETRIES ? retryDelay(error, read) : undefined;
+        if (delay === undefined) throw error;
+        const waited = new Promise<void>((resolve) => setTimeout(resolve, delay));
+        await (this.scope ? this.scope.race(waited) : waited);
+      }
+    }
+  }
+
+  private once<T>(send: () => Promise<T>): Promise<T> {
     if (this.shared.life.halted) return Promise.reject(new DriverError('UNAVAILABLE', 'this driver instance was halted (simulated crash)'));
     if (!this.scope) return send();
     try {
@@ -139,7 +181,7 @@ export class Kube {
   /** The object, or undefined when it does not exist. */
   async get(ref: ObjectRef): Promise<KubeObject | undefined> {
     try {
-      return (await this.request(() => this.shared.objects.read({ apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name, namespace: ref.namespace } }))) as KubeObject;
+      return (await this.request(() => this.shared.objects.read({ apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name, namespace: ref.namespace } }), true)) as KubeObject;
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw error;
@@ -147,7 +189,7 @@ export class Kube {
   }
 
   async list(apiVersion: string, kind: string, namespace: string | undefined, labelSelector?: string): Promise<KubeObject[]> {
-    const list = await this.request(() => this.shared.objects.list(apiVersion, kind, namespace, undefined, undefined, undefined, undefined, labelSelector));
+    const list = await this.request(() => this.shared.objects.list(apiVersion, kind, namespace, undefined, undefined, undefined, undefined, labelSelector), true);
     return list.items as KubeObject[];
   }
 
@@ -192,7 +234,7 @@ export class Kube {
 
   /** The versions the API server serves for a group (discovery). */
   async groupVersions(group: string): Promise<string[]> {
-    const groups = await this.request(() => this.shared.apis.getAPIVersions());
+    const groups = await this.request(() => this.shared.apis.getAPIVersions(), true);
     return groups.groups.find((g) => g.name === group)?.versions.map((v) => v.version) ?? [];
   }
 }

@@ -35,6 +35,11 @@ export class PooledConnections implements k8s.SecurityAuthentication {
 
   async applySecurityAuthentication(context: k8s.RequestContext): Promise<void> {
     await this.config.applySecurityAuthentication(context);
+    this.pool(context);
+  }
+
+  /** Swaps the agent client-node made for `context` for the pooled one (made from the same TLS options). */
+  pool(context: k8s.RequestContext): void {
     const made = context.getAgent();
     if (!(made instanceof https.Agent) || this.config.getCurrentCluster()?.proxyUrl) return;
     const options = made.options;
@@ -61,5 +66,24 @@ export class PooledConnections implements k8s.SecurityAuthentication {
     this.agent?.destroy();
     this.agent = undefined;
     this.fingerprint = undefined;
+  }
+}
+
+/**
+ * A KubeConfig whose API clients (`makeApiClient`, `KubernetesObjectApi.makeApiClient`) share
+ * one keep-alive connection pool, as the driver's do: for the harness's own many short reads in
+ * a test worker, which otherwise open and handshake a TLS connection each (both ends paying
+ * for it). Watches, logs and exec keep their own connections. `close()` ends the pool.
+ */
+export class PooledKubeConfig extends k8s.KubeConfig {
+  private readonly connections = new PooledConnections(this);
+
+  override async applySecurityAuthentication(context: k8s.RequestContext): Promise<void> {
+    await super.applySecurityAuthentication(context);
+    this.connections.pool(context);
+  }
+
+  close(): void {
+    this.connections.close();
   }
 }

@@ -14,15 +14,14 @@
  * Minified, the bundle parses faster and its source costs less memory (a `--help` run: 79 MiB max
  * RSS, 106 MiB unminified); `keepNames` keeps functions' names for stack traces.
  * The build is cached by a hash of its inputs (the sources, and package-lock.json for the
- * packages), so a lane's many processes (the runner, each
- * Playwright worker) build it once between them; each writes a complete directory under a temp
- * name and renames it into place, so two concurrent builds cannot leave a half-written bundle.
+ * packages), so a lane's many processes (the runner, each Playwright worker) build it once
+ * between them (cached-build.ts).
  */
-import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { basename, join, relative, resolve } from 'node:path';
+import { copyFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
+import { buildHash, cachedBuildSync } from './cached-build.ts';
 
 /** Where the bundle is built from and into; the defaults are the project's, tests pass their own. */
 export interface DriverBundleOptions {
@@ -52,8 +51,6 @@ export const PROJECT_DRIVER_BUNDLE: DriverBundleOptions = {
 };
 
 const BUNDLE_FILE = 'driver.mjs';
-/** Builds other than the current one are removed once unused this long (a reuse touches its directory). */
-const STALE_BUILD_MS = 24 * 3600_000;
 
 const BUILD_OPTIONS = {
   bundle: true,
@@ -84,12 +81,6 @@ function sourceFiles(root: string): string[] {
     .sort();
 }
 
-function hashOf(options: DriverBundleOptions, files: string[]): string {
-  const hash = createHash('sha256').update(JSON.stringify({ esbuild: esbuild.version, BUILD_OPTIONS, entry: options.entry })).update(readFileSync(LOCKFILE));
-  for (const file of files) hash.update(`\0${relative(options.sourceRoot, file)}\0`).update(readFileSync(file));
-  return hash.digest('hex').slice(0, 16);
-}
-
 /**
  * Writes the bundle and its `.proto` files into `dir`: flat beside the bundle, because the gRPC
  * layer loads `compute_driver.proto` relative to its own module, which is the bundle once bundled.
@@ -115,44 +106,12 @@ function buildInto(dir: string, options: DriverBundleOptions, files: string[]): 
   for (const proto of protos) copyFileSync(proto, join(dir, basename(proto)));
 }
 
-/** Removes other builds (and temp directories of crashed builds) that nobody has used for a day. */
-function pruneStaleBuilds(cacheDir: string, keep: string): void {
-  for (const entry of readdirSync(cacheDir)) {
-    const path = join(cacheDir, entry);
-    if (entry !== keep && Date.now() - statSync(path).mtimeMs > STALE_BUILD_MS) rmSync(path, { recursive: true, force: true });
-  }
-}
-
 /** The bundle for the current sources: reused when one with the same hash exists, built otherwise. */
 export function driverBundle(options: DriverBundleOptions = PROJECT_DRIVER_BUNDLE): DriverBundle {
   const files = sourceFiles(options.sourceRoot);
-  const hash = hashOf(options, files);
-  const dir = join(options.cacheDir, hash);
-  const file = join(dir, BUNDLE_FILE);
-  // The directory appears whole (a rename), so its existence means a complete build.
-  if (existsSync(dir)) {
-    const now = new Date();
-    try {
-      utimesSync(dir, now, now); // marks it used, so no other build prunes it as stale
-    } catch {
-      // a cache this user may read but not write (another user's checkout): use it as it is
-    }
-    return { file, hash, built: false };
-  }
-  mkdirSync(options.cacheDir, { recursive: true });
-  const temp = mkdtempSync(join(options.cacheDir, `.${hash}-`));
-  try {
-    buildInto(temp, options, files);
-    chmodSync(temp, 0o755); // mkdtemp makes it private; other users of this checkout run it too
-    renameSync(temp, dir);
-  } catch (error) {
-    rmSync(temp, { recursive: true, force: true });
-    // Another process renamed its identical build into place first: use that one.
-    if (existsSync(dir) && ['ENOTEMPTY', 'EEXIST'].includes((error as NodeJS.ErrnoException).code ?? '')) return { file, hash, built: false };
-    throw error;
-  }
-  pruneStaleBuilds(options.cacheDir, hash);
-  return { file, hash, built: true };
+  const hash = buildHash(options.sourceRoot, files, { esbuild: esbuild.version, BUILD_OPTIONS, entry: options.entry }, LOCKFILE);
+  const { dir, built } = cachedBuildSync(options.cacheDir, hash, (temp) => buildInto(temp, options, files));
+  return { file: join(dir, BUNDLE_FILE), hash, built };
 }
 
 let projectBundle: DriverBundle | undefined;

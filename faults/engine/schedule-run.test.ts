@@ -133,3 +133,24 @@ test('a fault that cannot be put in force is reported and fails the end of the p
   await expect(run.end()).rejects.toThrow('the fault schedule could not be carried out: item "lag" (controller-cache-lag) at the start of the fault phase: controller-cache-lag needs the embedded cluster\'s own fault hooks');
   expect(h.reports[0].detail).toContain('FAILED');
 });
+
+test("the harness's own concurrent write (a conflict fault's) is no change a trigger sees; the driver's next change is", async () => {
+  const h = harness();
+  const run = new ScheduleRun(faultSchedule([{ id: 'on-any-write', trigger: { on: 'event', object: { role: 'sandbox' }, change: { field: '$.metadata.resourceVersion' }, occurrence: 2 }, fault: { kind: 'replica-start' } }]), {
+    proxy: f.proxy,
+    host: h.host,
+    classify,
+    suspended: () => false,
+    report: (r) => h.reports.push(r),
+  });
+  const sandbox = (rv: string, annotations: Record<string, string> = {}, spec: unknown = { replicas: 1 }) => ({ metadata: { name: 'sb', namespace: 'x', uid: 'u1', resourceVersion: rv, labels: { role: 'sandbox' }, annotations }, spec });
+  await run.start();
+  run.observe('sandboxes', 'ADDED', sandbox('1'));
+  run.observe('sandboxes', 'MODIFIED', sandbox('2', { 'sandbox-conformance.io/concurrent-write': 'a' }));
+  run.observe('sandboxes', 'MODIFIED', sandbox('3', { 'sandbox-conformance.io/concurrent-write': 'b' }));
+  expect(run.hasFired('on-any-write'), 'two writes of the harness: not a change').toBe(false);
+  run.observe('sandboxes', 'MODIFIED', sandbox('4', { 'sandbox-conformance.io/concurrent-write': 'b' }, { replicas: 0 }));
+  await run.fired('on-any-write', 5_000);
+  await run.end();
+  expect(h.did).toEqual(['replica-start']);
+});

@@ -6,6 +6,7 @@
  * happens (the harness records them in the timeline). `end()` closes the phase: whatever is still
  * in force heals, and items that never fired are reported as such.
  */
+import { CONCURRENT_WRITE_ANNOTATION } from '../proxy/kinds/request-faults.ts';
 import type { ActiveFault, AppliedListener, ProxyFaultSpec, RequestObserver, UpstreamAnswer } from '../proxy/proxy-fault.ts';
 import type { KubeRequest } from '../request/kube-request.ts';
 import type { FaultKind, ObjectRef, ObjectRole, Schedule, ScheduleItem, ScheduledFault } from '../schedule/schedule.ts';
@@ -127,7 +128,7 @@ export class ScheduleRun {
     const previous = this.known.get(uid);
     if (type === 'DELETED') this.known.delete(uid);
     else this.known.set(uid, { resource, ...role, namespace: object.metadata?.namespace ?? '', name: object.metadata?.name ?? '', object });
-    if (this.ended) return;
+    if (this.ended || (type === 'MODIFIED' && previous && onlyConcurrentWrite(previous.object, object))) return;
     const change: ObservedChange = { type, before: previous?.object, after: object };
     for (const state of this.items) {
       const { trigger } = state.item;
@@ -419,4 +420,19 @@ function describeProxyFault(spec: ProxyFaultSpec): string {
     case 'watch-expire':
       return 'matching watches ended, their resumes refused with 410 Expired';
   }
+}
+
+/**
+ * Whether a change is only the third party's write a conflict fault makes before a conditioned
+ * write (its annotation, and the revision and field managers that come with any write): the
+ * harness's own doing, which no trigger may take for a change of the driver's or the cluster's.
+ */
+function onlyConcurrentWrite(before: WatchedObject, after: WatchedObject): boolean {
+  const strip = (object: WatchedObject) => {
+    const { resourceVersion: _rv, managedFields: _mf, annotations = {}, ...metadata } = (object.metadata ?? {}) as Record<string, unknown> & { annotations?: Record<string, string> };
+    const { [CONCURRENT_WRITE_ANNOTATION]: _mark, ...others } = annotations;
+    return JSON.stringify({ ...object, metadata: { ...metadata, annotations: others } });
+  };
+  const marked = (object: WatchedObject) => (object.metadata as { annotations?: Record<string, string> } | undefined)?.annotations?.[CONCURRENT_WRITE_ANNOTATION];
+  return marked(before) !== marked(after) && strip(before) === strip(after);
 }

@@ -185,6 +185,11 @@ export class FaultProxy {
     return () => this.observers.delete(observer);
   }
 
+  /** The watch streams relayed now: which request opened each, and for which client. */
+  openWatches(): { request: KubeRequest; client: number }[] {
+    return [...this.watches].map((w) => ({ request: w.request, client: w.client }));
+  }
+
   /** The cluster's current revision: the resourceVersion of a consistent list (limit 1), read as the third party. */
   async revision(): Promise<string> {
     const answer = await this.thirdParty.json("reading the cluster's revision", 'GET', '/api/v1/namespaces?limit=1');

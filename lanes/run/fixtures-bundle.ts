@@ -22,12 +22,12 @@
  * Playwright requires); esbuild and TypeScript too (a native binary, and a compiler only a few
  * paths load).
  */
-import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
+import { buildHash, cachedBuild } from '../../driver/launch/cached-build.ts';
 import { FIXTURES_BUNDLE_ENV } from './lane-run.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -45,13 +45,13 @@ const ENTRY = join(ROOT, 'fixtures/conformance.ts');
 const CACHE_DIR = join(ROOT, 'node_modules/.cache/sandbox-conformance/fixtures');
 /** The source rooms the fixtures import from; every .ts under them (tests aside) is hashed. */
 const SOURCE_ROOMS = ['cluster', 'driver', 'faults', 'fixtures', 'lanes', 'timeline'];
-const EXTERNAL = ['@playwright/test', 'playwright', 'playwright-core', 'esbuild', 'typescript'];
-const STALE_BUILD_MS = 24 * 3600_000;
+export const EXTERNAL = ['@playwright/test', 'playwright', 'playwright-core', 'esbuild', 'typescript'];
+export const LOCKFILE = join(ROOT, 'package-lock.json');
 
 /** The lane runner's pid: the process whose child is Playwright's runner. */
 const RUNNER_PARENT_ENV = 'CONFORMANCE_FIXTURES_RUNNER_PARENT';
 
-const BUILD_OPTIONS = {
+export const BUILD_OPTIONS = {
   bundle: true,
   format: 'esm',
   platform: 'node',
@@ -66,7 +66,8 @@ const BUILD_OPTIONS = {
   logLevel: 'silent',
 } as const satisfies esbuild.BuildOptions;
 
-function sourceFiles(): string[] {
+/** Every project source a bundle of the lanes' code may include (tests aside): what its hash covers. */
+export function projectSources(): string[] {
   return SOURCE_ROOMS.flatMap((room) =>
     readdirSync(join(ROOT, room), { recursive: true, encoding: 'utf8' })
       .filter((path) => path.endsWith('.ts') && !path.endsWith('.test.ts') && !path.endsWith('test-kit.ts'))
@@ -74,21 +75,15 @@ function sourceFiles(): string[] {
   ).sort();
 }
 
-function hashOf(files: string[]): string {
-  const hash = createHash('sha256').update(JSON.stringify({ esbuild: esbuild.version, BUILD_OPTIONS })).update(readFileSync(join(ROOT, 'package-lock.json')));
-  for (const file of files) hash.update(`\0${relative(ROOT, file)}\0`).update(readFileSync(file));
-  return hash.digest('hex').slice(0, 16);
-}
-
-/** esbuild loads each project file with its `import.meta.url` made the file's own URL. */
-const ownUrls: esbuild.Plugin = {
+/** esbuild loads each project file with its `import.meta.url` (and `.dirname`, `.filename`) made the file's own. */
+export const ownUrls: esbuild.Plugin = {
   name: 'own-import-meta-url',
   setup(build) {
     build.onLoad({ filter: /\.ts$/ }, async (args) => {
       if (args.path.includes('/node_modules/')) return undefined;
       // Replaced in the syntax tree (esbuild's define), not the text: a string that mentions it stays as it is.
       const source = await readFile(args.path, 'utf8');
-      const { code } = await esbuild.transform(source, { loader: 'ts', format: 'esm', define: { 'import.meta.url': JSON.stringify(pathToFileURL(args.path).href) }, sourcefile: args.path });
+      const { code } = await esbuild.transform(source, { loader: 'ts', format: 'esm', define: { 'import.meta.url': JSON.stringify(pathToFileURL(args.path).href), 'import.meta.dirname': JSON.stringify(dirname(args.path)), 'import.meta.filename': JSON.stringify(args.path) }, sourcefile: args.path });
       return { contents: code, loader: 'js' };
     });
   },
@@ -130,40 +125,15 @@ async function buildInto(dir: string, final: string): Promise<void> {
 }
 
 /**
- * The bundle for the current sources, built unless a build of the same sources exists; undefined
- * where there is nothing to bundle (no `fixtures/conformance.ts`). Each build is written whole
- * under a temporary name and renamed into place, so lanes building side by side cannot see half
- * of one.
+ * The bundle for the current sources, built unless a build of the same sources exists
+ * (driver/launch/cached-build.ts); undefined where there is nothing to bundle (no
+ * `fixtures/conformance.ts`, as in the installed package).
  */
 export async function fixturesBundle(): Promise<FixturesBundle | undefined> {
   if (!existsSync(ENTRY) || process.env[FIXTURES_BUNDLE_ENV] === 'off') return undefined;
-  const hash = hashOf(sourceFiles());
-  const dir = join(CACHE_DIR, hash);
+  const hash = buildHash(ROOT, projectSources(), { esbuild: esbuild.version, BUILD_OPTIONS }, LOCKFILE);
+  const { dir } = await cachedBuild(CACHE_DIR, hash, (temp, final) => buildInto(temp, final));
   const file = join(dir, 'fixtures.mjs');
-  if (existsSync(dir)) {
-    const now = new Date();
-    try {
-      utimesSync(dir, now, now); // marks it used, so no other build prunes it as stale
-    } catch {
-      // a cache this user may read but not write (another user's checkout): use it as it is
-    }
-  } else {
-    mkdirSync(CACHE_DIR, { recursive: true });
-    const temp = mkdtempSync(join(CACHE_DIR, `.${hash}-`));
-    try {
-      await buildInto(temp, dir);
-      chmodSync(temp, 0o755); // mkdtemp makes it private; other users of this checkout run it too
-      renameSync(temp, dir);
-    } catch (error) {
-      rmSync(temp, { recursive: true, force: true });
-      // Another lane renamed its identical build into place first: use that one.
-      if (!(existsSync(dir) && ['ENOTEMPTY', 'EEXIST'].includes((error as NodeJS.ErrnoException).code ?? ''))) throw error;
-    }
-    for (const entry of readdirSync(CACHE_DIR)) {
-      const path = join(CACHE_DIR, entry);
-      if (entry !== hash && Date.now() - statSync(path).mtimeMs > STALE_BUILD_MS) rmSync(path, { recursive: true, force: true });
-    }
-  }
   const nodeOptions = [process.env.NODE_OPTIONS, `--import ${pathToFileURL(join(dir, 'register.mjs')).href}`].filter(Boolean).join(' ');
   return { file, env: { NODE_OPTIONS: nodeOptions, [FIXTURES_BUNDLE_ENV]: file, [RUNNER_PARENT_ENV]: String(process.pid) } };
 }

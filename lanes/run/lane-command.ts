@@ -76,6 +76,10 @@ Options:
                                      test runs over its body, beside a scenario's own: faults
                                      between the driver and the API server, fired by triggers,
                                      recorded in each test's timeline
+  --fault-proxy SOCKET               with --driver external=: the control socket of the fault
+                                     proxy your driver reaches the cluster through (\`npm run
+                                     fault-proxy\`); fault schedules then act on its requests, one
+                                     test at a time
   --roles FILE                       YAML mapping sandbox, supervisorPod, workloadPod and
                                      generationSecrets to label selectors with {id} (default:
                                      OpenShell's labels): how the harness finds the objects
@@ -121,6 +125,7 @@ export const LANE_OPTIONS = {
   driver: { type: 'string' },
   roles: { type: 'string' },
   faults: { type: 'string' },
+  'fault-proxy': { type: 'string' },
   keep: { type: 'boolean' },
   all: { type: 'boolean' },
   serial: { type: 'boolean' },
@@ -207,6 +212,12 @@ export async function runLaneCommand(argv: string[], context: LaneCommandContext
 
   const driver = driverUnderTest(values.driver ?? 'reference');
   if (driver.kind === 'socket') await assertListening(driver.socket);
+  const faultProxyControl = values['fault-proxy'] === undefined ? undefined : resolve(values['fault-proxy']);
+  if (faultProxyControl !== undefined) {
+    if (driver.kind !== 'socket') fail(`--fault-proxy is for a driver you serve yourself (--driver external=<socket>); the harness puts the drivers it starts behind a fault proxy of its own`);
+    if (values.workers !== undefined && values.workers !== '1') fail(`--fault-proxy runs one test at a time (a schedule's faults act on every request of the driver), got --workers ${values.workers}`);
+    await assertFaultProxy(faultProxyControl);
+  }
   let roles;
   try {
     roles = values.roles === undefined ? undefined : readRolesFile(resolve(values.roles));
@@ -228,7 +239,7 @@ export async function runLaneCommand(argv: string[], context: LaneCommandContext
   }
   const passed = [
     ...(values.grep !== undefined ? ['--grep', values.grep] : []),
-    ...(values.workers !== undefined ? ['--workers', values.workers] : []),
+    ...(values.workers !== undefined || faultProxyControl !== undefined ? ['--workers', values.workers ?? '1'] : []),
     ...(values['repeat-each'] !== undefined ? ['--repeat-each', values['repeat-each']] : []),
   ];
   let declaration: ConformanceFile = {};
@@ -255,9 +266,14 @@ export async function runLaneCommand(argv: string[], context: LaneCommandContext
   if (embeddedOnly.length && chosen.provider.name !== 'embedded') {
     fail(`${values.faults}: ${embeddedOnly.map((i) => `item "${i.id}" (${i.fault.kind})`).join(', ')} needs the embedded cluster's own fault hooks, and this run is on ${chosen.provider.name} (use --cluster embedded, or drop the item)`);
   }
-  const outOfReach = driver.kind === 'socket' ? (faults?.schedule.items.filter((i) => !itemNeeds(i).every((n) => n === 'admission-policy' || n === 'embedded-cluster')) ?? []) : [];
+  const reachable = (need: string) => need === 'admission-policy' || need === 'embedded-cluster' || (need === 'driver-through-proxy' && faultProxyControl !== undefined);
+  const outOfReach = driver.kind === 'socket' ? (faults?.schedule.items.filter((i) => !itemNeeds(i).every(reachable)) ?? []) : [];
   if (outOfReach.length && driver.kind === 'socket') {
-    fail(`${values.faults}: ${outOfReach.map((i) => `item "${i.id}" (${i.fault.kind})`).join(', ')} acts on the driver's requests or process, and the driver at ${driver.socket} was started by someone else with its own kubeconfig; run it with --driver exec='…' so the harness starts it behind the fault proxy`);
+    fail(
+      faultProxyControl
+        ? `${values.faults}: ${outOfReach.map((i) => `item "${i.id}" (${i.fault.kind})`).join(', ')} crashes or multiplies the driver, and the driver at ${driver.socket} is not the harness's to start; run it with --driver exec='…'`
+        : `${values.faults}: ${outOfReach.map((i) => `item "${i.id}" (${i.fault.kind})`).join(', ')} acts on the driver's requests or process, and the driver at ${driver.socket} was started by someone else with its own kubeconfig; serve it behind \`npm run fault-proxy\` and pass --fault-proxy, or run it with --driver exec='…' so the harness starts it behind the fault proxy`,
+    );
   }
   const embedded = chosen.provider.name === 'embedded';
   if (!embedded && (realism !== undefined || (seed !== undefined && !routed))) {
@@ -274,6 +290,7 @@ export async function runLaneCommand(argv: string[], context: LaneCommandContext
     driver,
     roles,
     faults,
+    faultProxyControl,
     images: context.images,
     invariantIds: context.invariants.map((i) => i.id),
     reportRoot,
@@ -323,6 +340,17 @@ async function assertListening(socket: string): Promise<void> {
       ok();
     });
     s.once('error', (error) => fail(`no compute driver is listening on ${socket} (${error.message}); start one with \`npm run driver -- serve --bind-socket ${socket}\``));
+  });
+}
+
+async function assertFaultProxy(control: string): Promise<void> {
+  await new Promise<void>((ok) => {
+    const s = connect(control);
+    s.once('connect', () => {
+      s.destroy();
+      ok();
+    });
+    s.once('error', (error) => fail(`--fault-proxy ${control}: no fault proxy answers there (${error.message}); start one with \`npm run fault-proxy -- --control ${control} --write-kubeconfig FILE\` and your driver with KUBECONFIG=FILE`));
   });
 }
 

@@ -54,6 +54,8 @@ export interface LaneRunOptions {
   roles?: RoleSelectors;
   /** `--faults FILE`: the fault schedule every test runs, and the file it came from. */
   faults?: { schedule: Schedule; file: string };
+  /** `--fault-proxy SOCKET`: the control socket of the fault proxy a driver on a socket reaches the cluster through. */
+  faultProxyControl?: string;
   /** The fixture programs every cluster provides. */
   images: readonly FixtureImage[];
   /** Invariant IDs the summary names when a scenario fails on them. */
@@ -158,8 +160,9 @@ export async function runLane(lane: Lane, options: LaneRunOptions, control: RunC
     result.kubernetesVersion = await kubernetesVersion(handle.kubeconfigPath).catch(() => undefined);
     const seeded = seedUse(lane, driver, options);
     if (seeded) opts.progress(`seed ${options.seed}: ${seeded}; the same again: --seed ${options.seed}`);
+    if (options.faultProxyControl) opts.progress(`fault proxy: the driver's requests go through the proxy whose control socket is ${options.faultProxyControl}; one test at a time (its faults act on every request of the driver)`);
     if (options.faults) opts.progress(`fault schedule: ${options.faults.file} (${options.faults.schedule.items.map((i) => `${i.id}: ${i.fault.kind}`).join(', ')}), run by every test`);
-    writeLaneRun(runPath, { lane: options.roles ? { ...lane, roles: options.roles } : lane, cluster: handle, driver, driverAccess, reportDir, seed: options.seed, ...(options.faults && { faults: options.faults.schedule }), ...(options.scenariosDir && { scenariosDir: options.scenariosDir, scenariosTsconfig: writeScenariosTsconfig(opts.workDir) }), ...(options.capabilities && { capabilities: options.capabilities }) });
+    writeLaneRun(runPath, { lane: options.roles ? { ...lane, roles: options.roles } : lane, cluster: handle, driver, driverAccess, reportDir, seed: options.seed, ...(options.faults && { faults: options.faults.schedule }), ...(options.faultProxyControl && { faultProxyControl: options.faultProxyControl }), ...(options.scenariosDir && { scenariosDir: options.scenariosDir, scenariosTsconfig: writeScenariosTsconfig(opts.workDir) }), ...(options.capabilities && { capabilities: options.capabilities }) });
     opts.progress(`running scenarios (driver: ${describeDriver(driver, lane)})`);
     const tests = { passed: 0, failed: 0, skipped: 0 };
     onState({ phase: 'scenarios', tests });

@@ -45,6 +45,11 @@ export interface LaneRun {
   seed: number;
   /** `--faults FILE`: a fault schedule every test of the lane runs (beside a scenario's own). */
   faults?: Schedule;
+  /**
+   * `--fault-proxy SOCKET`, with a driver served on a socket: the control socket of the fault proxy
+   * (`npm run fault-proxy`) that driver reaches the cluster through; tests drive its faults there.
+   */
+  faultProxyControl?: string;
   /** `--scenarios DIR`: the user's own `*.spec.ts`, run as a second project of the lane (`<lane>/yours`). */
   scenariosDir?: string;
   /**
