@@ -74,7 +74,7 @@ export default defineConfig<object, RunOptions>({
   projects: [
     {
       name: 'unit',
-      testMatch: ['bench/**/*.test.ts', 'cli/**/*.test.ts', 'cluster/**/*.test.ts', 'driver/**/*.test.ts', 'faults/**/*.test.ts', 'fixtures/**/*.test.ts', 'timeline/**/*.test.ts', 'lanes/**/*.test.ts', 'scripts/**/*.test.ts'],
+      testMatch: ['bench/**/*.test.ts', 'cli/**/*.test.ts', 'cluster/**/*.test.ts', 'driver/**/*.test.ts', 'explore/**/*.test.ts', 'faults/**/*.test.ts', 'fixtures/**/*.test.ts', 'timeline/**/*.test.ts', 'lanes/**/*.test.ts', 'scripts/**/*.test.ts'],
     },
     {
       name: run?.lane.name ?? 'scenarios',

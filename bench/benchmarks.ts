@@ -36,6 +36,10 @@ export const BENCHMARKS: Record<string, Benchmark> = {
     summary: '`npm test` as CI runs it: wall time against 8 min on 2 cores, workers\' CPU time, the 15 slowest test files (wall and CPU)',
     run: async (options) => (await import('./test-suite.ts')).runTestSuiteBenchmark(options),
   },
+  explore: {
+    summary: '`npm run explore` on the embedded cluster: runs per minute of a fixed-seed search of the reference driver (target 10 on 2 cores), machine time per run against Sieve\'s per-plan cost',
+    run: async (options) => (await import('./explore-speed.ts')).runExploreBenchmark(options),
+  },
   lanes: {
     summary: 'conformance lanes on the embedded cluster: wall time of one lane and of all six side by side, timeline recorder overhead',
     run: async (options) => (await import('./lanes.ts')).runLanesBenchmark(options),

@@ -9,6 +9,7 @@ import { INIT_OPTIONS } from '../cli/init-command.ts';
 import { MANIFESTS_OPTIONS } from '../cli/manifests-command.ts';
 import { REPORT_OPTIONS } from '../cli/report-command.ts';
 import { HELP as DRIVER_HELP } from '../driver/cli/help.ts';
+import { parseExploreArguments } from '../explore/command/explore-command.ts';
 import { FAULT_PROXY_OPTIONS, faultProxyHelp } from '../faults/remote/serve-command.ts';
 import { OPTIONS as DRIVER_OPTIONS, parseInvocation } from '../driver/cli/options.ts';
 import { LANE_OPTIONS, laneHelp, parseLaneArguments } from '../lanes/run/lane-command.ts';
@@ -141,6 +142,7 @@ export function commandProblem(words: string[]): string | undefined {
       else if (script === 'driver') withoutExit(() => parseInvocation(argv));
       else if (script === 'manifests') parseArgs({ args: argv, allowPositionals: true, options: MANIFESTS_OPTIONS });
       else if (script === 'fault-proxy') parseArgs({ args: argv, options: FAULT_PROXY_OPTIONS });
+      else if (script === 'explore') parseExploreArguments(argv);
       return undefined;
     }
     if (program === 'npx' && (rest[0] === 'sandbox-conformance' || rest[0]?.startsWith('sandbox-conformance@'))) {
@@ -185,7 +187,7 @@ test('every documented lane, bench, driver and sandbox-conformance command is ac
 });
 
 /** The commands' --help texts, each ending with the docs page it belongs to. */
-const HELP_SOURCES = ['lanes/run/lane-command.ts', 'cli/sandbox-conformance.ts', 'cli/cluster-command.ts', 'cli/report-command.ts', 'cli/init-command.ts', 'cli/manifests-command.ts', 'driver/cli/help.ts', 'scripts/bench.ts', 'scripts/embedded-cluster.ts', 'faults/remote/serve-command.ts'];
+const HELP_SOURCES = ['lanes/run/lane-command.ts', 'cli/sandbox-conformance.ts', 'cli/cluster-command.ts', 'cli/report-command.ts', 'cli/init-command.ts', 'cli/manifests-command.ts', 'driver/cli/help.ts', 'scripts/bench.ts', 'scripts/embedded-cluster.ts', 'faults/remote/serve-command.ts', 'explore/command/explore-command.ts'];
 
 test("every command's --help points at its docs page, and the page exists", () => {
   for (const source of HELP_SOURCES) {
