@@ -23,6 +23,13 @@ export function cleanExitVerdict(facts: Facts, info: InvariantInfo, pod: ObjectH
   const ended = asked && boundary?.entries.find((e) => (e.phase === 'Succeeded' || e.phase === 'Failed') && happenedBefore(e, asked) && byItself(e));
   if (ended) return pass(info, `${objectLabel(boundary, 'the workload Pod')} had finished by itself (phase ${ended.phase}, rv ${ended.resourceVersion}) before ${objectLabel(pod, 'the Pod')}'s deletion: no boundary to clean up through, its exit code says nothing of the order`, [ended, asked]);
   const exit = pod?.exits.find((x) => x.container === container) ?? pod?.exits[0];
+  // Never Ready before its deletion came (a stop or delete during the create): it had not reached
+  // the boundary, so there was nothing to clean up through it — killed while still starting, a
+  // program exits 143, whatever the order of the rest.
+  const readyBefore = !!asked && pod!.entries.some((e) => e.ready && happenedBefore(e, asked));
+  if (pod && asked && exit && exit.exitCode !== 0 && !readyBefore) {
+    return pass(info, `${objectLabel(pod, 'the Pod')} was never Ready before its deletion was requested: it had not reached the boundary and had nothing to clean up through it; its exit code (${exit.exitCode}) says nothing of the order`, [asked, exit.entry]);
+  }
   if (!pod || !exit) {
     // An observed exit code stands whatever gaps there were; an unobserved one may have been missed in one.
     const from = pod?.deleteRequested ?? pod?.seen;
