@@ -8,6 +8,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { activateTimes } from '../../faults/proxy/test-kit.ts';
 import { retryDelay } from './kube.ts';
+import { ANNOTATION } from './names.ts';
 import { MAIN, driverError, expect, test } from './test-kit.ts';
 
 const answer = (code: number, headers: Record<string, string> = {}) => new k8s.ApiException(code, 'answered', '{}', headers);
@@ -44,4 +45,23 @@ test('throttled reads and writes, and a reset read, are sent again: the calls su
   const error = await driverError(d.get(sandbox.id));
   expect(timeout.applied).toBe(1);
   expect(error.code).toBe('INTERNAL');
+});
+
+test("the background completion reads through the API server's passing trouble: a create whose completion meets 500s on its reads still becomes Ready", async ({ lab }) => {
+  test.setTimeout(60_000);
+  const cluster = await lab.cluster();
+  const proxy = await lab.proxy(cluster);
+  const d = lab.driver(cluster, {}, undefined, proxy);
+  // Once the create has installed its generation (the `released` patch answered), the next two
+  // reads of the driver meet etcd's timeout (500, no Retry-After): the background completion's.
+  let injected: ReturnType<typeof activateTimes> | undefined;
+  proxy.observe((request, phase) => {
+    const annotations = (request.body as { metadata?: { annotations?: Record<string, unknown> } } | undefined)?.metadata?.annotations;
+    if (injected || phase !== 'answered' || request.verb !== 'patch' || request.resource !== 'sandboxes' || annotations?.[ANNOTATION.phase] !== 'released') return;
+    injected = activateTimes(proxy, { kind: 'error', status: 500, match: { verb: 'get' } }, 2);
+  });
+  const sandbox = await d.create({ name: 'completes', command: MAIN }, { deadline: Date.now() + 30_000 });
+  expect(sandbox.phase).toBe('Ready');
+  expect(injected?.applied, 'both reads met the error').toBe(2);
+  expect(lab.logs.filter((l) => l.includes('create completion')).join('\n')).toContain('reading again');
 });

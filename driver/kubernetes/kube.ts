@@ -46,6 +46,19 @@ export function isAlreadyExists(error: unknown): boolean {
   return status?.code === 409 && status.reason === 'AlreadyExists';
 }
 
+/** Errors of the API server's own trouble (a 5xx, the server unreachable): a later try may succeed. */
+const TRANSIENT = new WeakSet<DriverError>();
+
+/** Whether `error` is the API server's passing trouble (a 5xx, unreachable) rather than an answer about the objects. */
+export function isTransientApiError(error: unknown): boolean {
+  return error instanceof DriverError && TRANSIENT.has(error);
+}
+
+function transient(error: DriverError): DriverError {
+  TRANSIENT.add(error);
+  return error;
+}
+
 /** Turns a client failure into the driver's error vocabulary, keeping the server's message. */
 export function asDriverError(error: unknown, doing: string): DriverError {
   if (error instanceof DriverError) return error;
@@ -53,11 +66,12 @@ export function asDriverError(error: unknown, doing: string): DriverError {
   if (!status) {
     const message = (error as Error)?.message ?? String(error);
     if (/ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|ETIMEDOUT|socket hang up|fetch failed/i.test(message + String((error as { cause?: unknown })?.cause ?? ''))) {
-      return new DriverError('UNAVAILABLE', `${doing}: the Kubernetes API server is unreachable (${message})`);
+      return transient(new DriverError('UNAVAILABLE', `${doing}: the Kubernetes API server is unreachable (${message})`));
     }
     return new DriverError('INTERNAL', `${doing}: ${message}`);
   }
   const message = `${doing}: ${status.message ?? `HTTP ${status.code}`}`;
+  if (status.code >= 500) return transient(new DriverError('INTERNAL', message));
   if (status.code === 404) return new DriverError('NOT_FOUND', message);
   if (status.code === 409 && status.reason === 'AlreadyExists') return new DriverError('ALREADY_EXISTS', message);
   if (status.code === 400 || status.code === 422) return new DriverError('INVALID_ARGUMENT', message);

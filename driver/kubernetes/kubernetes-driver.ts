@@ -17,7 +17,7 @@ import { DriverContext } from './context.ts';
 import { createSandbox } from './create.ts';
 import { deleteSandbox } from './delete.ts';
 import { LifecycleGates } from './gates.ts';
-import { Kube, type KubeObject } from './kube.ts';
+import { isTransientApiError, Kube, type KubeObject } from './kube.ts';
 import { reconcileOnce } from './reconcile.ts';
 import { readState, toDriverSandbox } from './sandbox-state.ts';
 import { launchSpec, type LaunchSpec } from './sandbox-spec.ts';
@@ -251,7 +251,22 @@ export class KubernetesDriver implements ComputeDriver {
     const scope = new CallScope(`${operation === 'create' ? 'create' : 'start'} completion`, { deadline: Date.now() + this.config.bootstrapGraceMs, signal: this.lifetime.signal });
     scope.subject = `sandbox ${readState(cr).id}`;
     const ctx = this.ctx.forCall(scope);
-    const run = awaitGeneration(ctx, cr, generation, operation)
+    // Nobody waits on this but the sandbox: the API server's passing trouble (a 5xx on a read, the
+    // server briefly unreachable) is read through again, within the bootstrap grace, rather than
+    // leaving the completion to the next reconciliation (a create's caller would wait for it).
+    const complete = async (): Promise<KubeObject> => {
+      for (;;) {
+        try {
+          return await awaitGeneration(ctx, cr, generation, operation);
+        } catch (error) {
+          if (!isTransientApiError(error) || this.closed) throw error;
+          this.ctx.log(`sandbox ${readState(cr).id}: ${scope.operation}: ${(error as Error).message}; reading again`);
+          await ctx.call.sleep(this.config.pollIntervalMs * 2);
+          ctx.call.check();
+        }
+      }
+    };
+    const run = complete()
       .catch((error: Error) => {
         if (!(error instanceof SupervisorReadinessTimeout) || this.closed) throw error;
         return this.gated(ctx, readState(cr).id, () => failGeneration(ctx, cr, generation, operation, error.message));
