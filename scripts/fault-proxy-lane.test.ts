@@ -62,6 +62,7 @@ test('external= drivers behind `npm run fault-proxy`: the reference holds under 
     expect(outcomes.map((o) => `${o.scenario.replace(/ › .*/, '')}: ${o.status}${o.status === 'skipped' ? ` (${o.detail})` : ''}`).sort()).toEqual([
       'scenarios/under-faults/conflict-storm: passed',
       `scenarios/under-faults/crash-after-suspension-write: skipped (fault schedule item "crash-after-suspension" (crash) needs a driver the harness starts (to crash or multiply it); the driver at ${reference.socket} is not the harness's)`,
+      'scenarios/under-faults/read-errors-during-completion: passed',
       'scenarios/under-faults/stale-view-during-stop: passed',
       'scenarios/under-faults/watch-held-during-stop: passed',
     ]);
