@@ -332,25 +332,23 @@ function driverUnderTest(flag: string): DriverUnderTest {
   fail(`unknown driver "${flag}"; choose ${DRIVER_VARIANTS.join(', ')}, exec=<command> or external=<socket>`);
 }
 
-async function assertListening(socket: string): Promise<void> {
+function assertListening(socket: string): Promise<void> {
+  return assertAnswers(socket, (error) => `no compute driver is listening on ${socket} (${error.message}); start one with \`npm run driver -- serve --bind-socket ${socket}\``);
+}
+
+function assertFaultProxy(control: string): Promise<void> {
+  return assertAnswers(control, (error) => `--fault-proxy ${control}: no fault proxy answers there (${error.message}); start one with \`npm run fault-proxy -- --control ${control} --write-kubeconfig FILE\` and your driver with KUBECONFIG=FILE`);
+}
+
+/** Resolves once something accepts a connection on the Unix socket; fails the command with `why` otherwise. */
+async function assertAnswers(socket: string, why: (error: Error) => string): Promise<void> {
   await new Promise<void>((ok) => {
     const s = connect(socket);
     s.once('connect', () => {
       s.destroy();
       ok();
     });
-    s.once('error', (error) => fail(`no compute driver is listening on ${socket} (${error.message}); start one with \`npm run driver -- serve --bind-socket ${socket}\``));
-  });
-}
-
-async function assertFaultProxy(control: string): Promise<void> {
-  await new Promise<void>((ok) => {
-    const s = connect(control);
-    s.once('connect', () => {
-      s.destroy();
-      ok();
-    });
-    s.once('error', (error) => fail(`--fault-proxy ${control}: no fault proxy answers there (${error.message}); start one with \`npm run fault-proxy -- --control ${control} --write-kubeconfig FILE\` and your driver with KUBECONFIG=FILE`));
+    s.once('error', (error) => fail(why(error)));
   });
 }
 
