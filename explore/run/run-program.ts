@@ -6,6 +6,7 @@
  * driver, as the schedule fixture does) in a state the calls imply.
  */
 import type { DriverControl, HarnessDriver, Sandboxes, ScheduleControl, TestTimeline } from '../../fixtures/conformance.ts';
+import { createsCutByCrash } from '../../fixtures/fault-schedule.ts';
 import { describeStates, judgeCall, settledAs, type Answer, type ModelState } from '../program/lifecycle-model.ts';
 import type { Call, Program, SandboxSpec } from '../program/program.ts';
 import type { CallRecord, Finding, RunOutcome } from './run-outcome.ts';
@@ -115,9 +116,13 @@ export async function runProgram(program: Program, { sandboxes, driverControl, t
 
   await schedule.end();
   if (findings.some((f) => f.id.endsWith('-deadline'))) return { calls, findings, endStates: {} };
-  const endStates = await settle(program, ids, driverControl, findings, faulted ? CONVERGENCE_MS.faulted : CONVERGENCE_MS.faultFree);
+  // A create the driver died during may stay in flight until the driver's bootstrap grace (the schedule fixture's rule, fixtures/fault-schedule.ts).
+  const cut = createsCutByCrash(timeline.snapshot().entries);
+  const inFlight = new Set(driverControl.routes().flatMap((r) => (r.operation === 'create' && r.sandboxId && cut.has(r.sandboxId) && r.sandboxName ? [r.sandboxName] : [])));
+  const endStates = await settle(program, ids, driverControl, findings, faulted ? CONVERGENCE_MS.faulted : CONVERGENCE_MS.faultFree, inFlight);
   for (const [i, sandbox] of program.sandboxes.entries()) {
     const ended = endStates[sandbox.name];
+    if (ended === 'Provisioning' && inFlight.has(sandbox.name)) continue;
     if (ended !== undefined && !settledAs(states[i], ended)) findings.push({ id: 'model/settled-state', message: `${sandbox.name}: after the convergence window get answers ${ended}, where the calls imply ${describeStates(states[i])}` });
   }
   return { calls, findings, endStates };
@@ -137,15 +142,16 @@ function request(spec: SandboxSpec) {
 /**
  * The convergence window: every sandbox the program made settles (Ready, Stopped, Error, or
  * gone) within the window with no new call but one reconciliation pass; then what `get` answers of
- * each. A sandbox still moving at the end is `liveness/convergence`.
+ * each. A sandbox still moving at the end is `liveness/convergence` — but for one whose create the
+ * driver's death cut short, which may stay Provisioning until the driver's bootstrap grace.
  */
-async function settle(program: Program, ids: Map<number, string>, driverControl: DriverControl, findings: Finding[], windowMs: number): Promise<Record<string, string>> {
+async function settle(program: Program, ids: Map<number, string>, driverControl: DriverControl, findings: Finding[], windowMs: number, inFlight: ReadonlySet<string>): Promise<Record<string, string>> {
   const deadline = Date.now() + windowMs;
   let reconciled = false;
   for (;;) {
     const listed = await (await driverControl.current()).list({ deadline: Math.min(deadline, Date.now() + 10_000) }).catch(() => undefined);
     const mine = listed?.filter((s) => program.sandboxes.some((p) => p.name === s.name)) ?? [];
-    const unsettled = mine.filter((s) => !['Ready', 'Stopped', 'Error'].includes(s.phase) || s.deleting);
+    const unsettled = mine.filter((s) => (!['Ready', 'Stopped', 'Error'].includes(s.phase) && !(inFlight.has(s.name) && s.phase === 'Provisioning')) || s.deleting);
     if (listed && !unsettled.length) break;
     if (Date.now() > deadline) {
       findings.push({ id: 'liveness/convergence', message: `after the faults healed, ${unsettled.map((s) => `${s.name} (${s.phase}${s.deleting ? ', deleting' : ''})`).join(', ') || 'the driver'} did not settle within ${windowMs / 1000} s` });
