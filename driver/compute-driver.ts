@@ -133,8 +133,24 @@ export interface StartSandboxRequest extends SandboxRef {
  * supervisor's deletion on a watch alone and takes the stream's end for it; `resume-skips-wait`
  * finishes a stop it finds already suspending at once, as if the interrupted one had seen the workload go;
  * `conflict-as-success` takes a 409 on its suspension patch for the patch having been written.
+ * Three more break under faults no scripted scenario schedules, so only `npm run explore` finds
+ * them (issue 23): `expired-watch-as-gone` resumes its watch for the supervisor's deletion when
+ * the stream ends but takes a 410 Expired for the deletion; `error-as-gone` takes a failed read
+ * of the supervisor Pod for its absence; `stale-start-read` answers a start of a sandbox a
+ * possibly stale read shows running with nothing done.
  */
-export const DRIVER_VARIANTS = ['reference', 'suspend-first', 'headroom-deadline', 'stale-supervisor-read', 'watch-trusting-wait', 'resume-skips-wait', 'conflict-as-success'] as const;
+export const DRIVER_VARIANTS = [
+  'reference',
+  'suspend-first',
+  'headroom-deadline',
+  'stale-supervisor-read',
+  'watch-trusting-wait',
+  'resume-skips-wait',
+  'conflict-as-success',
+  'expired-watch-as-gone',
+  'error-as-gone',
+  'stale-start-read',
+] as const;
 export type DriverVariant = (typeof DRIVER_VARIANTS)[number];
 
 export type WorkspaceMode = 'shared' | 'managed' | 'operator';

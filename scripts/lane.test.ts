@@ -27,7 +27,7 @@ test.describe('bad input: a clear message and a non-zero exit', () => {
   test('unknown driver', async () => {
     const run = await lane(['v1beta1', '--driver', 'bogus']);
     expect(run.exitCode).toBe(2);
-    expect(run.all).toContain('unknown driver "bogus"; choose reference, suspend-first, headroom-deadline, stale-supervisor-read, watch-trusting-wait, resume-skips-wait, conflict-as-success, exec=<command> or external=<socket>');
+    expect(run.all).toContain('unknown driver "bogus"; choose reference, suspend-first, headroom-deadline, stale-supervisor-read, watch-trusting-wait, resume-skips-wait, conflict-as-success, expired-watch-as-gone, error-as-gone, stale-start-read, exec=<command> or external=<socket>');
   });
 
   test('a fault schedule that is not one, or needs the embedded cluster on another', async () => {

@@ -22,10 +22,11 @@ Serving
                                 openshell.ai/gateway-id, and it lists, watches and reconciles only
                                 those; managed namespaces are openshell-ID-<workspace> (default: gw)
   --variant reference|suspend-first|headroom-deadline|stale-supervisor-read|watch-trusting-wait|
-            resume-skips-wait|conflict-as-success
+            resume-skips-wait|conflict-as-success|expired-watch-as-gone|error-as-gone|stale-start-read
                                 stop ordering; suspend-first is the pre-#3424 defect, headroom-deadline
-                                waits for the supervisor only the API headroom; the last four break
-                                only under faults (docs/faults.md) (default: reference)
+                                waits for the supervisor only the API headroom; the rest break only
+                                under faults: the fault scenarios catch four, only npm run explore
+                                the last three (docs/faults.md) (default: reference)
   --supervisor-grace N          supervisor Pod terminationGracePeriodSeconds (default: 30)
   --workload-grace N            workload Pod terminationGracePeriodSeconds (default: 30)
   --api-headroom N              seconds of API headroom added to grace periods in deadlines (default: 30)

@@ -4,6 +4,7 @@ import { ChangeSignal } from './change-signal.ts';
 import { advanceGeneration, awaitGeneration } from './completion.ts';
 import type { DriverContext } from './context.ts';
 import { sandboxIdentity } from './create.ts';
+import { readAnyVersion } from './fault-only-defects.ts';
 import { installGeneration, preparing } from './generation.ts';
 import { asDriverError, isConflict, type KubeObject } from './kube.ts';
 import { ANNOTATION, BOUNDARY_PORT, sandboxObjectNames } from './names.ts';
@@ -24,6 +25,11 @@ import { Superseded, transition } from './transition.ts';
  * whose main process ended by itself (`Finished=True`, the gateway's Error) is stopped first.
  */
 export async function startSandbox(ctx: DriverContext, cr: KubeObject, generationId?: string): Promise<KubeObject> {
+  // stale-start-read: "already running, nothing to do", decided from a read that may be answered stale (a defect).
+  if (ctx.config.variant === 'stale-start-read') {
+    const seen = await readAnyVersion(ctx, ctx.ref(cr), `Sandbox ${cr.metadata!.name}`);
+    if (seen && !readState(seen).bootstrapping && !readState(seen).suspendedInSpec) return seen;
+  }
   let state = readState(cr);
   // A retry of a start that is already installed (or completed): nothing more to do.
   if (generationId && state.generation === generationId && (!state.bootstrapping || state.phase === 'released')) return cr;

@@ -1,7 +1,7 @@
 import { DriverError } from '../compute-driver.ts';
 import { ChangeSignal } from './change-signal.ts';
 import type { DriverContext } from './context.ts';
-import { readPodAnyVersion, suspendTakingConflictAsWritten, waitOnWatchAlone } from './fault-only-defects.ts';
+import { readAnyVersion, suspendTakingConflictAsWritten, waitOnWatchAlone, waitTakingExpiryForDeletion } from './fault-only-defects.ts';
 import { asDriverError, isConflict, statusOf, type KubeObject } from './kube.ts';
 import { ANNOTATION, sandboxObjectNames } from './names.ts';
 import { operatingSpec } from './render.ts';
@@ -162,8 +162,10 @@ export async function deleteSupervisorAndWait(ctx: DriverContext, cr: KubeObject
   const fresh = () => ctx.kube.get(ref).catch((e) => Promise.reject(asDriverError(e, 'reading the supervisor Pod')));
   let pod = await fresh();
   if (!pod) return;
-  // stale-supervisor-read: after the first read, a read the API server may answer from a stale cache (a defect).
-  const read = ctx.config.variant === 'stale-supervisor-read' ? () => readPodAnyVersion(ctx, ref) : fresh;
+  // After the first read, defects: stale-supervisor-read reads what the API server may answer from a
+  // stale cache; error-as-gone takes a read that failed for the Pod's absence.
+  const read =
+    ctx.config.variant === 'stale-supervisor-read' ? () => readAnyVersion(ctx, ref, 'the supervisor Pod') : ctx.config.variant === 'error-as-gone' ? () => fresh().catch(() => undefined) : fresh;
   const headroomOnly = ctx.config.variant === 'headroom-deadline';
   const flat = options.flatWaitSeconds ?? (headroomOnly ? ctx.config.apiHeadroomSeconds : undefined);
   const seconds = flat ?? (pod.spec?.terminationGracePeriodSeconds ?? 30) + ctx.config.apiHeadroomSeconds;
@@ -188,6 +190,8 @@ export async function deleteSupervisorAndWait(ctx: DriverContext, cr: KubeObject
       }
       // watch-trusting-wait: the deletion awaited on a watch alone, whose end is taken for it (a defect).
       if (ctx.config.variant === 'watch-trusting-wait') return waitOnWatchAlone(ctx, ref, pod.metadata!.resourceVersion!, deadline);
+      // expired-watch-as-gone: the same wait, resumed when the stream ends, but a 410 Expired taken for the deletion (a defect).
+      if (ctx.config.variant === 'expired-watch-as-gone') return waitTakingExpiryForDeletion(ctx, ref, pod.metadata!.resourceVersion!, deadline);
       if (Date.now() > deadline) {
         if (!headroomOnly) throw new DriverError('UNAVAILABLE', timeoutMessage);
         ctx.log(`sandbox ${state.id}: ${timeoutMessage} after ${seconds}s; suspending anyway (headroom-deadline defect)`);

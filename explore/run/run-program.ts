@@ -78,6 +78,13 @@ export async function runProgram(program: Program, { sandboxes, driverControl, t
     return listed?.id ?? `never-created-${program.sandboxes[index].name}`;
   };
 
+  // The sandboxes (by name) whose create the driver's death cut short, in flight since: they may
+  // stay Provisioning until the driver's bootstrap grace (the schedule fixture's rule, fixtures/fault-schedule.ts).
+  const inFlight = () => {
+    const cut = createsCutByCrash(timeline.snapshot().entries);
+    return new Set(driverControl.routes().flatMap((r) => (r.operation === 'create' && r.sandboxId && cut.has(r.sandboxId) && r.sandboxName ? [r.sandboxName] : [])));
+  };
+
   for (const [index, step] of program.steps.entries()) {
     // A call stuck past its deadline decided the run; what follows would only wait on it.
     if (findings.some((f) => f.id.endsWith('-deadline'))) break;
@@ -99,10 +106,16 @@ export async function runProgram(program: Program, { sandboxes, driverControl, t
       })
       .catch(() => undefined);
     const after = new Map<number, Set<ModelState>>();
+    const provisioning = inFlight();
     for (const { call, answer, ms } of answers) {
       calls.push({ step: index, op: call.op, sandbox: nameOf(call.sandbox), ok: answer.ok, answer: answer.ok ? (answer.deleted !== undefined ? `deleted=${answer.deleted}` : (answer.phase ?? 'OK')) : (answer.code ?? 'error'), ms });
       if (call.op === 'list') {
         if (!answer.ok && answer.code === 'DEADLINE_EXCEEDED') findings.push({ id: 'liveness/list-deadline', message: answer.message });
+        continue;
+      }
+      // A create the driver's death cut short is in flight until its bootstrap grace: `get` may show it so.
+      if (call.op === 'get' && answer.ok && answer.phase === 'Provisioning' && provisioning.has(nameOf(call.sandbox)!)) {
+        after.set(call.sandbox!, new Set([...(after.get(call.sandbox!) ?? []), ...before[call.sandbox!]]));
         continue;
       }
       const racing = step.calls.filter((c) => c.sandbox === call.sandbox && c.op === call.op).length > 1;
@@ -116,13 +129,11 @@ export async function runProgram(program: Program, { sandboxes, driverControl, t
 
   await schedule.end();
   if (findings.some((f) => f.id.endsWith('-deadline'))) return { calls, findings, endStates: {} };
-  // A create the driver died during may stay in flight until the driver's bootstrap grace (the schedule fixture's rule, fixtures/fault-schedule.ts).
-  const cut = createsCutByCrash(timeline.snapshot().entries);
-  const inFlight = new Set(driverControl.routes().flatMap((r) => (r.operation === 'create' && r.sandboxId && cut.has(r.sandboxId) && r.sandboxName ? [r.sandboxName] : [])));
-  const endStates = await settle(program, ids, driverControl, findings, faulted ? CONVERGENCE_MS.faulted : CONVERGENCE_MS.faultFree, inFlight);
+  const provisioning = inFlight();
+  const endStates = await settle(program, ids, driverControl, findings, faulted ? CONVERGENCE_MS.faulted : CONVERGENCE_MS.faultFree, provisioning);
   for (const [i, sandbox] of program.sandboxes.entries()) {
     const ended = endStates[sandbox.name];
-    if (ended === 'Provisioning' && inFlight.has(sandbox.name)) continue;
+    if (ended === 'Provisioning' && provisioning.has(sandbox.name)) continue;
     if (ended !== undefined && !settledAs(states[i], ended)) findings.push({ id: 'model/settled-state', message: `${sandbox.name}: after the convergence window get answers ${ended}, where the calls imply ${describeStates(states[i])}` });
   }
   return { calls, findings, endStates };

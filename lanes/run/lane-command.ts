@@ -67,7 +67,9 @@ Options:
                                      headroom-deadline (waits for the supervisor only the API
                                      headroom) fail the suite; stale-supervisor-read,
                                      watch-trusting-wait, resume-skips-wait and
-                                     conflict-as-success fail only under faults (the fault scenarios).
+                                     conflict-as-success fail only under faults (the fault scenarios);
+                                     expired-watch-as-gone, error-as-gone and stale-start-read pass
+                                     every scenario and fail only where npm run explore finds them.
                                      exec='CMD ARGS' starts a compute driver binary per test as
                                      CMD ARGS --bind-socket <path> with KUBECONFIG set (and
                                      restarts it for crash scenarios); external=<socket> tests a
