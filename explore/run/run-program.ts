@@ -6,7 +6,7 @@
  * driver, as the schedule fixture does) in a state the calls imply.
  */
 import type { DriverControl, HarnessDriver, Sandboxes, ScheduleControl, TestTimeline } from '../../fixtures/conformance.ts';
-import { createsCutByCrash } from '../../fixtures/fault-schedule.ts';
+import { bootstrapsCutByCrash } from '../../fixtures/fault-schedule.ts';
 import { describeStates, judgeCall, settledAs, type Answer, type ModelState } from '../program/lifecycle-model.ts';
 import type { Call, Program, SandboxSpec } from '../program/program.ts';
 import type { CallRecord, Finding, RunOutcome } from './run-outcome.ts';
@@ -78,10 +78,10 @@ export async function runProgram(program: Program, { sandboxes, driverControl, t
     return listed?.id ?? `never-created-${program.sandboxes[index].name}`;
   };
 
-  // The sandboxes (by name) whose create the driver's death cut short, in flight since: they may
+  // The sandboxes (by name) whose create or start the driver's death cut short, in flight since: they may
   // stay Provisioning until the driver's bootstrap grace (the schedule fixture's rule, fixtures/fault-schedule.ts).
   const inFlight = () => {
-    const cut = createsCutByCrash(timeline.snapshot().entries);
+    const cut = bootstrapsCutByCrash(timeline.snapshot().entries);
     return new Set(driverControl.routes().flatMap((r) => (r.operation === 'create' && r.sandboxId && cut.has(r.sandboxId) && r.sandboxName ? [r.sandboxName] : [])));
   };
 
@@ -113,7 +113,7 @@ export async function runProgram(program: Program, { sandboxes, driverControl, t
         if (!answer.ok && answer.code === 'DEADLINE_EXCEEDED') findings.push({ id: 'liveness/list-deadline', message: answer.message });
         continue;
       }
-      // A create the driver's death cut short is in flight until its bootstrap grace: `get` may show it so.
+      // A create or start the driver's death cut short is in flight until its bootstrap grace: `get` may show it so.
       if (call.op === 'get' && answer.ok && answer.phase === 'Provisioning' && provisioning.has(nameOf(call.sandbox)!)) {
         after.set(call.sandbox!, new Set([...(after.get(call.sandbox!) ?? []), ...before[call.sandbox!]]));
         continue;
@@ -153,8 +153,8 @@ function request(spec: SandboxSpec) {
 /**
  * The convergence window: every sandbox the program made settles (Ready, Stopped, Error, or
  * gone) within the window with no new call but one reconciliation pass; then what `get` answers of
- * each. A sandbox still moving at the end is `liveness/convergence` — but for one whose create the
- * driver's death cut short, which may stay Provisioning until the driver's bootstrap grace.
+ * each. A sandbox still moving at the end is `liveness/convergence` — but for one whose create or
+ * start the driver's death cut short, which may stay Provisioning until the driver's bootstrap grace.
  */
 async function settle(program: Program, ids: Map<number, string>, driverControl: DriverControl, findings: Finding[], windowMs: number, inFlight: ReadonlySet<string>): Promise<Record<string, string>> {
   const deadline = Date.now() + windowMs;
