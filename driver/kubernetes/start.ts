@@ -25,10 +25,11 @@ import { Superseded, transition } from './transition.ts';
  * whose main process ended by itself (`Finished=True`, the gateway's Error) is stopped first.
  */
 export async function startSandbox(ctx: DriverContext, cr: KubeObject, generationId?: string): Promise<KubeObject> {
-  // stale-start-read: "already running, nothing to do", decided from a read that may be answered stale (a defect).
+  // stale-start-read: "its spec says running and its main process has not ended: nothing to do",
+  // decided from a read that may be answered stale (a defect).
   if (ctx.config.variant === 'stale-start-read') {
     const seen = await readAnyVersion(ctx, ctx.ref(cr), `Sandbox ${cr.metadata!.name}`);
-    if (seen && !readState(seen).bootstrapping && !readState(seen).suspendedInSpec) return seen;
+    if (seen && !readState(seen).suspendedInSpec && condition(readState(seen), 'Finished')?.status !== 'True') return seen;
   }
   let state = readState(cr);
   // A retry of a start that is already installed (or completed): nothing more to do.

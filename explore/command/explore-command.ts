@@ -17,6 +17,7 @@ import { testsSideBySide } from '../../lanes/run/driver-launch.ts';
 import { laneWorkers, ROOT } from '../../lanes/run/lane-job.ts';
 import { describeDriver, type DriverUnderTest } from '../../lanes/run/lane-run.ts';
 import { RunControl } from '../../lanes/run/run-control.ts';
+import { signatureOf } from '../oracle/signature.ts';
 import { readFindingFile } from '../report/finding-file.ts';
 import { mergeReports } from '../report/merge-reports.ts';
 import { findingsTable, writeReport } from '../report/write-report.ts';
@@ -243,7 +244,11 @@ async function replay(args: Extract<ExploreArguments, { kind: 'replay' }>, conte
       mkdirSync(join(args.dir, 'replay'), { recursive: true });
       copyFileSync(shown.timelineHtml, join(args.dir, 'replay', 'timeline.html'));
     }
-    process.stdout.write(`reproduced ${failed.length}/${replays.length}${failed.length ? `: ${finding.signature}` : ''}; timeline: ${join(args.dir, 'replay', 'timeline.html')}\n`);
+    // What the replays that did not reproduce it ended as: passed, or another failure (a different signature is a lead too).
+    const others = new Map<string, number>();
+    for (const r of replays.filter((r) => !r.fails)) others.set(signatureOf(r.result!) ?? 'passed', (others.get(signatureOf(r.result!) ?? 'passed') ?? 0) + 1);
+    const rest = others.size ? ` (the others: ${[...others].map(([what, n]) => `${what} ×${n}`).join(', ')})` : '';
+    process.stdout.write(`reproduced ${failed.length}/${replays.length}${failed.length ? `: ${finding.signature}` : ''}${rest}; timeline: ${join(args.dir, 'replay', 'timeline.html')}\n`);
     return failed.length ? 1 : 0;
   } finally {
     rmSync(workDir, { recursive: true, force: true });
