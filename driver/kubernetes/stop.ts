@@ -160,12 +160,12 @@ export async function deleteSupervisorAndWait(ctx: DriverContext, cr: KubeObject
   const state = readState(cr);
   const ref = { apiVersion: 'v1', kind: 'Pod', namespace: state.namespace, name: sandboxObjectNames(state.id, state.crName).supervisorPod };
   const fresh = () => ctx.kube.get(ref).catch((e) => Promise.reject(asDriverError(e, 'reading the supervisor Pod')));
-  let pod = await fresh();
+  // error-as-gone: any read of the supervisor Pod that failed is taken for its absence (a defect).
+  const errorAsGone = ctx.config.variant === 'error-as-gone' ? () => fresh().catch(() => undefined) : undefined;
+  let pod = await (errorAsGone ?? fresh)();
   if (!pod) return;
-  // After the first read, defects: stale-supervisor-read reads what the API server may answer from a
-  // stale cache; error-as-gone takes a read that failed for the Pod's absence.
-  const read =
-    ctx.config.variant === 'stale-supervisor-read' ? () => readAnyVersion(ctx, ref, 'the supervisor Pod') : ctx.config.variant === 'error-as-gone' ? () => fresh().catch(() => undefined) : fresh;
+  // stale-supervisor-read: after the first read, reads the API server may answer from a stale cache (a defect).
+  const read = ctx.config.variant === 'stale-supervisor-read' ? () => readAnyVersion(ctx, ref, 'the supervisor Pod') : (errorAsGone ?? fresh);
   const headroomOnly = ctx.config.variant === 'headroom-deadline';
   const flat = options.flatWaitSeconds ?? (headroomOnly ? ctx.config.apiHeadroomSeconds : undefined);
   const seconds = flat ?? (pod.spec?.terminationGracePeriodSeconds ?? 30) + ctx.config.apiHeadroomSeconds;
