@@ -46,3 +46,9 @@ test('a delete under faults may stop the sandbox first and then fail, or find it
   expect(judgeCall('delete', states('Ready'), { ok: true, deleted: false }, true)).toEqual({ next: states('Ready', 'Stopped', 'absent') });
   expect(judgeCall('delete', states('Ready'), { ok: true, deleted: false }, false).violation).toContain('delete answered deleted=false');
 });
+
+test('under faults a refusal\'s code is no proof of a refusal: a start that fails FAILED_PRECONDITION may have found the sandbox stopped', () => {
+  // The stop failed (its supervisor deletion denied); the start finishes that stop first and fails on the same denial.
+  expect(judgeCall('start', states('Ready', 'Stopped'), refused('FAILED_PRECONDITION'), true)).toEqual({ next: states('Ready', 'Stopped') });
+  expect(judgeCall('start', states('Ready', 'Stopped'), refused('FAILED_PRECONDITION'), false)).toEqual({ next: states('Ready') });
+});

@@ -76,8 +76,11 @@ export function judgeCall(op: Operation, states: ReadonlySet<ModelState>, answer
   }
   if (answer.code === 'DEADLINE_EXCEEDED') return { next: new Set(states), violation: `${op} did not return within its deadline: ${answer.message}` };
   const refused = from.filter((s) => refusalFrom(op, s, answer.code));
-  if (refused.length) return { next: new Set(refused) };
+  if (refused.length && !faulted) return { next: new Set(refused) };
   if (faulted) {
+    // Under faults a refusal's code is no proof of the refusal: a start that first finishes an
+    // interrupted stop fails FAILED_PRECONDITION when the stop's own write is denied, as a start
+    // of a running sandbox would. So the sandbox may be anywhere a refusal or a failure leaves it.
     const next = new Set<ModelState>(states);
     for (const s of from) {
       const to = successFrom(op, s);
