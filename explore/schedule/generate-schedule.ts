@@ -115,8 +115,11 @@ function drawItem(random: Random, kind: FaultKind, id: string, points: Reference
       break;
     case 'error': {
       const status = random.pick([429, 500, 503, 504] as const);
-      fault = { kind, status, match: { verb: random.pick(['patch', 'update', 'delete', 'get'] as const) }, ...(status === 429 && { retryAfterSeconds: 1 }), ...(status === 504 && random.chance(0.5) && { commit: true }) };
-      heal = { afterRequests: random.int(1, 2) };
+      // Reads weigh double: a driver polls far more than it writes, and etcd's trouble hits them alike.
+      const verb = random.weighted([['get', 2], ['patch', 1], ['update', 1], ['delete', 1]] as const);
+      fault = { kind, status, match: { verb }, ...(status === 429 && { retryAfterSeconds: 1 }), ...(status === 504 && random.chance(0.5) && { commit: true }) };
+      // One or two requests, or a stretch of etcd trouble (a leader change, heavy load: apiserver-answers.md's 500s) of up to 2 s.
+      heal = random.chance(0.5) ? { afterRequests: random.int(1, 2) } : { afterMs: ms(500, 2000) };
       break;
     }
     case 'replica-start':
