@@ -52,3 +52,7 @@ test('under faults a refusal\'s code is no proof of a refusal: a start that fail
   expect(judgeCall('start', states('Ready', 'Stopped'), refused('FAILED_PRECONDITION'), true)).toEqual({ next: states('Ready', 'Stopped') });
   expect(judgeCall('start', states('Ready', 'Stopped'), refused('FAILED_PRECONDITION'), false)).toEqual({ next: states('Ready') });
 });
+
+test('racing starts under faults: the one refused does not prove the other started (both may have failed on the fault)', () => {
+  expect(judgeCall('start', states('Ready', 'Stopped'), refused('FAILED_PRECONDITION'), true, true)).toEqual({ next: states('Ready', 'Stopped') });
+});

@@ -55,7 +55,8 @@ function refusalFrom(op: Operation, from: ModelState, code: string | undefined):
 export function judgeCall(op: Operation, states: ReadonlySet<ModelState>, answer: Answer, faulted: boolean, racing = false): Judged {
   const from = [...states];
   // Two of the same call at once: the one that loses the race may find the other's work under way or done.
-  if (racing && op === 'start' && !answer.ok && answer.code === 'FAILED_PRECONDITION') return { next: new Set(from.map((s) => (s === 'absent' ? s : 'Ready'))) };
+  // (Not under faults: the other start may have failed as well, as a fault-free race never lets it.)
+  if (racing && !faulted && op === 'start' && !answer.ok && answer.code === 'FAILED_PRECONDITION') return { next: new Set(from.map((s) => (s === 'absent' ? s : 'Ready'))) };
   if (racing && op === 'delete' && (answer.ok ? answer.deleted === false : answer.code === 'NOT_FOUND')) return { next: new Set<ModelState>(['absent']) };
   // Under faults, a read while a call the faults cut short is still settling may show the sandbox between phases.
   if (op === 'get' && answer.ok && faulted && states.size > 1) return { next: new Set(states) };
