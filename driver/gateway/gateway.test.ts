@@ -198,7 +198,7 @@ test('the same seed routes the same calls to the same replicas; each route is re
 test('a pinned call goes to its replica; a retired replica gets no more picked calls', async () => {
   const { replicas, routes, g } = twoReplicas(3);
   const created = await g.create({ name: 'demo', command: [] }, { replica: 1 });
-  expect(routes[0]).toEqual({ operation: 'create', sandboxId: created.id, sandboxName: 'demo', replica: 1, pinned: true });
+  expect(routes[0]).toEqual({ operation: 'create', sandboxId: created.id, sandboxName: 'demo', replica: 1, pinned: true, answer: 'OK' });
   expect(replicas[1].calls.some((c) => c.method === 'createSandbox')).toBe(true);
   await g.retire(0);
   for (let i = 0; i < 8; i++) await g.list();

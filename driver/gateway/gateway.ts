@@ -68,6 +68,8 @@ export interface Route {
   sandboxName?: string;
   replica: number;
   pinned: boolean;
+  /** Once the call ended: `OK`, or its error's code (of calls made at once, the step's error is only one of theirs). */
+  answer?: string;
 }
 
 /** A call's deadline and signal, and optionally the replica (index among `clients`) it must go to. */
@@ -93,15 +95,16 @@ export class Gateway {
   }
 
   /** The replica a call goes to: the pinned one, else the picker's choice among those not retired. */
-  private route(operation: string, sandboxId: string | undefined, pinned: number | undefined, sandboxName?: string): SnapshotFeed {
+  private route(operation: string, sandboxId: string | undefined, pinned: number | undefined, sandboxName?: string): { feed: SnapshotFeed; route: Route } {
     if (pinned !== undefined && !(Number.isInteger(pinned) && pinned >= 0 && pinned < this.feeds.length)) {
       throw new Error(`no driver replica ${pinned}: the gateway has ${this.feeds.length} (0-${this.feeds.length - 1})`);
     }
     const live = this.feeds.map((_, i) => i).filter((i) => !this.retired.has(i));
     if (pinned === undefined && live.length === 0) throw new DriverError('UNAVAILABLE', `every driver replica (${this.feeds.length}) is down`);
     const replica = pinned ?? this.picker.next(live);
-    this.options.onRoute?.({ operation, sandboxId, ...(sandboxName !== undefined && { sandboxName }), replica, pinned: pinned !== undefined });
-    return this.feeds[replica];
+    const route: Route = { operation, sandboxId, ...(sandboxName !== undefined && { sandboxName }), replica, pinned: pinned !== undefined };
+    this.options.onRoute?.(route);
+    return { feed: this.feeds[replica], route };
   }
 
   /**
@@ -256,12 +259,18 @@ export class Gateway {
     const deadline = options?.deadline ?? Date.now() + (this.options.defaultDeadlineMs ?? 600_000);
     const call = new GatewayCall(operation, deadline, options?.signal, (sid) => this.lastSeen(sid));
     call.sandboxId = id;
+    let routed: Route | undefined;
     try {
       call.check();
-      const feed = this.route(operation, id, options?.replica, name);
-      return await work(call, feed);
+      const { feed, route } = this.route(operation, id, options?.replica, name);
+      routed = route;
+      const answer = await work(call, feed);
+      route.answer = 'OK';
+      return answer;
     } catch (error) {
-      throw call.failure(error);
+      const failure = call.failure(error);
+      if (routed) routed.answer = (failure as Error & { code?: unknown }).code?.toString() ?? 'an error without a code';
+      throw failure;
     } finally {
       call.close();
     }

@@ -83,9 +83,16 @@ export function deletions(objects: ObjectHistory[]): Change[] {
   });
 }
 
-/** What a call answered: `OK`, its error's code, or undefined while it had not returned. */
-function answerOf(window: StepWindow): string | undefined {
+/**
+ * What a call answered: `OK`, its error's code, or undefined while it had not returned. Its own
+ * answer where the mark records one (of calls made at once, a failed step carries only the error
+ * of one of them); else the step's.
+ */
+function answerOf(step: CallStep): string | undefined {
+  const { window } = step;
   if (!window.end) return undefined;
+  const own = window.end.calls?.find((c) => c.operation === step.verb && c.sandboxId === step.sandboxId && c.answer !== undefined)?.answer;
+  if (own !== undefined) return own;
   return window.end.status === 'failed' ? (window.end.errorCode ?? 'an error without a code') : 'OK';
 }
 
@@ -109,13 +116,13 @@ export function judgedRepeated(info: InvariantInfo, judge: (call: Extract<Repeat
 export function unchangedVerdict(facts: Facts, info: InvariantInfo, step: CallStep, repeated: string, answers: string[], changes: Change[], kinds: string): Verdict {
   const { window } = step;
   const call = `step "${window.title}" (${repeated})`;
-  const answer = answerOf(window);
+  const answer = answerOf(step);
   if (answer === undefined) return inconclusive(info, `${call} had not returned when the recording ended`, [window.begin]);
   const marks = new Map<number, string>([[window.begin.seq, `${step.verb} begins`]]);
   if (window.end) marks.set(window.end.seq, `${step.verb} returns: ${answer}`);
   const stepMarks: TimelineEntry[] = window.end ? [window.begin, window.end] : [window.begin];
   if (!answers.includes(answer)) {
-    const error = window.end?.error ? ` (${window.end.error})` : '';
+    const error = window.end?.error && window.end.errorCode === answer ? ` (${window.end.error})` : '';
     return violation(info, `${call} answered ${answer}${error}; the contract's answers: ${answers.join(' or ')}`, stepMarks, { timeline: slice(facts, stepMarks, marks) });
   }
   const inside = changes.filter((c) => placeInStep(c.entry, window) === 'inside');
