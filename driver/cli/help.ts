@@ -25,8 +25,8 @@ Serving
             resume-skips-wait|conflict-as-success|expired-watch-as-gone|error-as-gone|stale-start-read
                                 stop ordering; suspend-first is the pre-#3424 defect, headroom-deadline
                                 waits for the supervisor only the API headroom; the rest break only
-                                under faults: the fault scenarios catch four, only npm run explore
-                                the last three (docs/faults.md) (default: reference)
+                                under faults: the fault scenarios catch four, only the search
+                                (explore) the last three (docs/faults.md) (default: reference)
   --supervisor-grace N          supervisor Pod terminationGracePeriodSeconds (default: 30)
   --workload-grace N            workload Pod terminationGracePeriodSeconds (default: 30)
   --api-headroom N              seconds of API headroom added to grace periods in deadlines (default: 30)
