@@ -246,7 +246,10 @@ async function replay(args: Extract<ExploreArguments, { kind: 'replay' }>, conte
     }
     // What the replays that did not reproduce it ended as: passed, or another failure (a different signature is a lead too).
     const others = new Map<string, number>();
-    for (const r of replays.filter((r) => !r.fails)) others.set(signatureOf(r.result!) ?? 'passed', (others.get(signatureOf(r.result!) ?? 'passed') ?? 0) + 1);
+    for (const r of replays.filter((r) => !r.fails)) {
+      const ended = signatureOf(r.result!) ?? 'passed';
+      others.set(ended, (others.get(ended) ?? 0) + 1);
+    }
     const rest = others.size ? ` (the others: ${[...others].map(([what, n]) => `${what} ×${n}`).join(', ')})` : '';
     process.stdout.write(`reproduced ${failed.length}/${replays.length}${failed.length ? `: ${finding.signature}` : ''}${rest}; timeline: ${join(args.dir, 'replay', 'timeline.html')}\n`);
     return failed.length ? 1 : 0;
