@@ -11,5 +11,9 @@ export const HARNESS_DRIVER_SETTINGS: DriverSettings = {
   supervisorGraceSeconds: 10,
   workloadGraceSeconds: 10,
   apiHeadroomSeconds: 5,
-  reconcileIntervalMs: 0,
+  // OpenShell's SANDBOX_RUNTIME_RECONCILE_INTERVAL: a pass every 30 s (beside the one at start-up). The lanes
+  // once ran none (scenarios ask for passes themselves), but a driver crashed between a create's
+  // release and its completion then waited forever for a pass its real deployment makes: under a
+  // crash fault (explore) that was the harness's failure, not the driver's.
+  reconcileIntervalMs: 30_000,
 };
