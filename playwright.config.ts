@@ -40,7 +40,9 @@ recordWorkerPid();
 /** Set by `npm run lane` (CONFORMANCE_RUN): the lane, its cluster, the driver under test, where reports go. */
 const run = readLaneRun();
 
-const reporters: ReporterDescription[] = run
+const reporters: ReporterDescription[] = run?.reports === 'results'
+  ? [['list'], ['json', { outputFile: `${run.reportDir}/results.json` }]]
+  : run
   ? [
       ['list'],
       ['html', { outputFolder: `${run.reportDir}/html`, open: 'never' }],

@@ -18,7 +18,7 @@ import {
   type SandboxRef,
   type StartSandboxRequest,
 } from '../compute-driver.ts';
-import { ComputeDriverService, decodeCapabilities, decodeEvent, decodeListenerRequirement, decodeSandbox, driverCodeOf, encodeSandbox } from './wire.ts';
+import { computeDriverService, decodeCapabilities, decodeEvent, decodeListenerRequirement, decodeSandbox, driverCodeOf, encodeSandbox } from './wire.ts';
 
 type Wire = Record<string, any>;
 
@@ -52,7 +52,7 @@ export class GrpcDriverClient implements ComputeDriver {
   ) {
     this.deadlineMs = options.deadlineMs;
     this.connectTimeoutMs = options.connectTimeoutMs ?? 5000;
-    this.client = new ComputeDriverService(`unix://${resolve(socketPath)}`, grpc.credentials.createInsecure(), {
+    this.client = new (computeDriverService())(`unix://${resolve(socketPath)}`, grpc.credentials.createInsecure(), {
       // Transparent retries would only hide which call failed; the caller decides.
       'grpc.enable_retries': 0,
     });

@@ -16,7 +16,7 @@ import { dirname, resolve } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import type { ComputeDriver } from '../compute-driver.ts';
 import { serviceHandlers } from './service-handlers.ts';
-import { ComputeDriverService } from './wire.ts';
+import { computeDriverService } from './wire.ts';
 
 export interface DriverServer {
   /** The socket path as given to `serveDriver`. */
@@ -47,7 +47,7 @@ export async function serveDriver(driver: ComputeDriver, socketPath: string, opt
   const server = new grpc.Server();
   const watches = new Set<AbortController>();
   const state = { closing: false };
-  server.addService(ComputeDriverService.service, serviceHandlers(driver, watches, state));
+  server.addService(computeDriverService().service, serviceHandlers(driver, watches, state));
   try {
     await new Promise<void>((done, fail) =>
       server.bindAsync(`unix://${path}`, grpc.ServerCredentials.createInsecure(), (error) => (error ? fail(error) : done())),

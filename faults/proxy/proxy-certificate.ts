@@ -5,8 +5,6 @@
  * own the same way (cluster/embedded/tls.ts); faults/ may import nothing of the project, so the
  * few lines of options are repeated rather than shared.
  */
-import selfsigned from 'selfsigned';
-
 export interface ProxyCertificate {
   key: string;
   cert: string;
@@ -15,8 +13,10 @@ export interface ProxyCertificate {
 let made: Promise<ProxyCertificate> | undefined;
 
 export function proxyCertificate(): Promise<ProxyCertificate> {
-  made ??= selfsigned
-    .generate([{ name: 'commonName', value: 'sandbox-conformance-fault-proxy' }], {
+  // Loaded here, not with the module: `selfsigned` and its X.509 library cost a test worker ~0.25 s
+  // of CPU to load, and only a test with a fault proxy needs them.
+  made ??= import('selfsigned')
+    .then(({ default: selfsigned }) => selfsigned.generate([{ name: 'commonName', value: 'sandbox-conformance-fault-proxy' }], {
       keyType: 'ec',
       curve: 'P-256',
       algorithm: 'sha256',
@@ -26,7 +26,7 @@ export function proxyCertificate(): Promise<ProxyCertificate> {
         { name: 'extKeyUsage', serverAuth: true },
         { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }, { type: 2, value: 'localhost' }] },
       ],
-    })
+    }))
     .then((pems) => ({ key: pems.private, cert: pems.cert }));
   return made;
 }

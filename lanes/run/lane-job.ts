@@ -73,6 +73,8 @@ export interface LaneRunOptions {
   conformanceReport?: { driver: { name?: string; version?: string } };
   /** `--serial`: one lane after the other, Playwright printing straight to the terminal. */
   serial?: boolean;
+  /** Which reports Playwright writes (lane-run.ts `reports`); every one by default. */
+  reports?: 'full' | 'results';
   playwrightArgs: string[];
 }
 
@@ -162,7 +164,7 @@ export async function runLane(lane: Lane, options: LaneRunOptions, control: RunC
     if (seeded) opts.progress(`seed ${options.seed}: ${seeded}; the same again: --seed ${options.seed}`);
     if (options.faultProxyControl) opts.progress(`fault proxy: the driver's requests go through the proxy whose control socket is ${options.faultProxyControl}; one test at a time (its faults act on every request of the driver)`);
     if (options.faults) opts.progress(`fault schedule: ${options.faults.file} (${options.faults.schedule.items.map((i) => `${i.id}: ${i.fault.kind}`).join(', ')}), run by every test`);
-    writeLaneRun(runPath, { lane: options.roles ? { ...lane, roles: options.roles } : lane, cluster: handle, driver, driverAccess, reportDir, seed: options.seed, ...(options.faults && { faults: options.faults.schedule }), ...(options.faultProxyControl && { faultProxyControl: options.faultProxyControl }), ...(options.scenariosDir && { scenariosDir: options.scenariosDir, scenariosTsconfig: writeScenariosTsconfig(opts.workDir) }), ...(options.capabilities && { capabilities: options.capabilities }) });
+    writeLaneRun(runPath, { lane: options.roles ? { ...lane, roles: options.roles } : lane, cluster: handle, driver, driverAccess, reportDir, seed: options.seed, ...(options.faults && { faults: options.faults.schedule }), ...(options.faultProxyControl && { faultProxyControl: options.faultProxyControl }), ...(options.scenariosDir && { scenariosDir: options.scenariosDir, scenariosTsconfig: writeScenariosTsconfig(opts.workDir) }), ...(options.capabilities && { capabilities: options.capabilities }), ...(options.reports && { reports: options.reports }) });
     opts.progress(`running scenarios (driver: ${describeDriver(driver, lane)})`);
     const tests = { passed: 0, failed: 0, skipped: 0 };
     onState({ phase: 'scenarios', tests });

@@ -61,6 +61,11 @@ export interface LaneRun {
   scenariosTsconfig?: string;
   /** What the driver declares (`conformance.yaml`, `--capabilities`); absent: everything. */
   capabilities?: DeclaredCapabilities;
+  /**
+   * `results`: only results.json (and the list on the terminal): a run read back by a program
+   * (explore's batches), not opened by a person, skips the HTML, JUnit and blob reports.
+   */
+  reports?: 'full' | 'results';
 }
 
 /** What the user's scenarios import the fixtures as (the package's `exports`). */
