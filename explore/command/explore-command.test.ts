@@ -13,6 +13,7 @@ test('the arguments: a lane, --runs or --budget, the seed, the driver, tries, re
   expect(parseExploreArguments(['ha', '--budget', '10m', '--seed', '7', '--driver', 'suspend-first', '--tries', '1', '--no-shrink'])).toMatchObject({ lane: { name: 'ha' }, runs: undefined, budgetMs: 600_000, seed: 7, tries: 1, shrink: false, driver: { variant: 'suspend-first' } });
   expect(parseExploreArguments(['--help'])).toEqual({ kind: 'help' });
   expect(parseExploreArguments(['v1beta1', '--shard', '2/3'])).toMatchObject({ shard: { index: 1, count: 3 } });
+  expect(parseExploreArguments(['v1beta1', '--replays', '0'])).toMatchObject({ replays: 0 });
   expect(parseExploreArguments(['merge', 'out', 'a', 'b'])).toMatchObject({ kind: 'merge', inputs: [expect.stringMatching(/a$/), expect.stringMatching(/b$/)] });
 });
 
@@ -35,6 +36,7 @@ test('bad input is refused before anything starts, naming what is wrong', () => 
   expect(refused(['v1beta1', '--driver', 'external=/tmp/s.sock'])).toMatch(/cannot be crashed or put behind the fault proxy/);
   expect(refused(['v1beta1', '--frobnicate'])).toMatch(/frobnicate/);
   expect(refused(['replay'])).toMatch(/replay takes one folder/);
+  expect(refused(['replay', 'reports/explore/x', '--replays', '0'])).toBe('--replays must be a whole number >= 1, got "0"');
   expect(refused(['v1beta1', '--shard', '4/3'])).toBe('--shard must be I/N with 1 <= I <= N, got "4/3"');
   expect(refused(['v1beta1', '--shard', 'half'])).toBe('--shard must be I/N with 1 <= I <= N, got "half"');
   expect(refused(['merge', 'out'])).toMatch(/merge takes the folder to write/);

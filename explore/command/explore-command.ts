@@ -47,7 +47,8 @@ Options:
                      the driver under test (default: reference); variants: ${DRIVER_VARIANTS.join(', ')}
   --workers K        runs at once (default: as a lane runs its scenarios)
   --tries K          a shrink candidate fails when it fails with the signature in any of K tries (default 3)
-  --replays N        replays of each minimal reproducer for its reproduction rate (default 10)
+  --replays N        replays of each minimal reproducer for its reproduction rate (default 10;
+                     0: none, the report shows the first failing run)
   --shard I/N        this machine's share of the search (1 <= I <= N): the same seed, disjoint
                      programs and runs, as Playwright shards tests; join the shards' reports
                      with merge
@@ -97,7 +98,8 @@ export function parseExploreArguments(argv: string[]): ExploreArguments {
     if (!/^\d+$/.test(value) || Number(value) < min || !Number.isSafeInteger(Number(value))) throw new UsageError(`--${flag} must be a whole number >= ${min}, got "${value}"`);
     return Number(value);
   };
-  const replays = whole('replays', values.replays, 1) ?? 10;
+  // A search may skip the replays (0); a replay is nothing but them.
+  const replays = whole('replays', values.replays, positionals[0] === 'replay' ? 1 : 0) ?? 10;
   const workers = whole('workers', values.workers, 1);
   if (positionals[0] === 'replay') {
     if (positionals.length !== 2) throw new UsageError('replay takes one folder: npm run explore -- replay reports/explore/<lane>/<signature>');

@@ -94,8 +94,8 @@ export async function runBatch(context: BatchContext, batch: Batch, name: string
       workRoot: join(ROOT, '.cluster'),
       scenariosDir: SPEC_DIR,
       playwrightArgs: ['--workers', String(context.workers), SPEC_FILE],
-      // Read back by the search, never opened: results.json alone (the HTML, JUnit and blob
-      // reports cost a batch of a few runs about as much CPU as one of its runs).
+      // Read back by the search, never opened by a person: results.json alone, without the
+      // HTML, JUnit and blob reports a lane writes for people and CI.
       reports: 'results',
     },
     context.control,

@@ -168,6 +168,8 @@ export async function explore(options: SearchOptions): Promise<SearchReport> {
         finding.stats = shrunk.stats;
       }
       finding.minimal = minimal;
+      // --replays 0: no reproduction rate, and the report shows the first failing run.
+      if (options.replays === 0) continue;
       const replays = await candidates.replay(minimal, options.replays, `replaying ${finding.signature}'s reproducer`);
       finding.reproduced = { failed: replays.filter((r) => r.fails).length, of: replays.length };
       finding.minimalRun = replays.find((r) => r.fails)?.result ?? replays[0]?.result;
