@@ -6,7 +6,7 @@
  * driver, as the schedule fixture does) in a state the calls imply.
  */
 import type { DriverControl, HarnessDriver, Sandboxes, ScheduleControl, TestTimeline } from '../../fixtures/conformance.ts';
-import { bootstrapsCutByCrash } from '../../fixtures/fault-schedule.ts';
+import { bootstrapsCutByFaults } from '../../fixtures/fault-schedule.ts';
 import { describeStates, judgeCall, settledAs, type Answer, type ModelState } from '../program/lifecycle-model.ts';
 import type { Call, Program, SandboxSpec } from '../program/program.ts';
 import type { CallRecord, Finding, RunOutcome } from './run-outcome.ts';
@@ -77,10 +77,10 @@ export async function runProgram(program: Program, { sandboxes, driverControl, t
     return listed?.id ?? `never-created-${program.sandboxes[index].name}`;
   };
 
-  // The sandboxes (by name) whose create or start the driver's death cut short, in flight since: they may
+  // The sandboxes (by name) whose create or start a fault cut short, in flight since: they may
   // stay Provisioning until the driver's bootstrap grace (the schedule fixture's rule, fixtures/fault-schedule.ts).
   const inFlight = () => {
-    const cut = bootstrapsCutByCrash(timeline.snapshot().entries);
+    const cut = bootstrapsCutByFaults(timeline.snapshot().entries);
     return new Set(driverControl.routes().flatMap((r) => (r.operation === 'create' && r.sandboxId && cut.has(r.sandboxId) && r.sandboxName ? [r.sandboxName] : [])));
   };
 
