@@ -1,5 +1,6 @@
 import { defineConfig, type ReporterDescription } from '@playwright/test';
 import { createRequire } from 'node:module';
+import { basename } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { RunOptions } from './fixtures/run-value.ts';
@@ -55,6 +56,23 @@ const reporters: ReporterDescription[] = run?.reports === 'results'
   : [['list'], [own('./fixtures/reporters/test-cost.ts'), { print: true }], [own('./fixtures/reporters/plain-summary.ts')]];
 
 /**
+ * The test files that take minutes (whole lanes, searches, the package), longest first, each a
+ * project listed before the rest: Playwright hands out tests in project order, so these start
+ * first and the many short tests fill the workers beside them, instead of starting last (files
+ * go in path order) and running on alone at the end.
+ */
+const LONG_TEST_FILES = [
+  'scripts/lane-self-test.test.ts',
+  'explore/search/search-only-variants.test.ts',
+  'scripts/packaging/package.test.ts',
+  'scripts/lane.test.ts',
+  'explore/search/explore-search.test.ts',
+  'cli/sandbox-conformance.test.ts',
+  'scripts/fault-proxy-lane.test.ts',
+  'driver/kubernetes/stop-order.test.ts',
+];
+
+/**
  * One runner for everything. `unit` runs the `*.test.ts` files beside the code they test. The
  * scenario project runs `scenarios/` against the lane `npm run lane` brought up: it is named
  * after the lane and hands the run value to the fixtures. Without a lane it is `scenarios`,
@@ -74,9 +92,12 @@ export default defineConfig<object, RunOptions>({
   // `--scenarios`: the user's imports of sandbox-conformance/fixtures resolve to this run's fixtures (lane-run.ts).
   ...(run?.scenariosTsconfig && { tsconfig: run.scenariosTsconfig }),
   projects: [
+    // `npm test` (`--project=unit*`): the minutes-long files first, longest first, then the rest.
+    ...LONG_TEST_FILES.map((file) => ({ name: `unit-long:${basename(file, '.test.ts')}`, testMatch: file })),
     {
       name: 'unit',
       testMatch: ['bench/**/*.test.ts', 'cli/**/*.test.ts', 'cluster/**/*.test.ts', 'driver/**/*.test.ts', 'explore/**/*.test.ts', 'faults/**/*.test.ts', 'fixtures/**/*.test.ts', 'timeline/**/*.test.ts', 'lanes/**/*.test.ts', 'scripts/**/*.test.ts'],
+      testIgnore: LONG_TEST_FILES,
     },
     {
       name: run?.lane.name ?? 'scenarios',
