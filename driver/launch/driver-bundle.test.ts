@@ -60,11 +60,13 @@ test('an import from outside the source root is refused: the hash would not see 
   expect(await readdir(options.cacheDir)).toEqual([]);
 });
 
-test('processes that build at once end with the same whole bundle and no temp directory', async () => {
+test('processes that ask at once: one builds, the others wait and reuse its whole bundle; no temp directory or lock is left', async () => {
   test.setTimeout(120_000);
   const build = `import { driverBundle } from ${JSON.stringify(new URL('./driver-bundle.ts', import.meta.url).href)};
-    process.stdout.write(driverBundle(${JSON.stringify(options)}).file);`;
-  const files = await Promise.all([1, 2, 3].map(() => execa(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', build]).then((r) => r.stdout)));
+    process.stdout.write(JSON.stringify(driverBundle(${JSON.stringify(options)})));`;
+  const bundles = await Promise.all([1, 2, 3].map(() => execa(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', build]).then((r) => JSON.parse(r.stdout) as { file: string; built: boolean })));
+  expect(bundles.map((b) => b.built).sort()).toEqual([false, false, true]);
+  const files = bundles.map((b) => b.file);
   expect(new Set(files).size).toBe(1);
   expect(await readdir(options.cacheDir)).toEqual([dirname(files[0]).split('/').at(-1)]);
   expect((await readdir(dirname(files[0]))).sort()).toEqual(['compute_driver.proto', 'driver.mjs']);
