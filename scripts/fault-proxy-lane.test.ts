@@ -52,7 +52,8 @@ test('external= drivers behind `npm run fault-proxy`: the reference holds under 
       await waitFor(driver, `compute driver listening on ${socket}`, `the ${variant} driver`);
       return { socket, driver };
     };
-    const runLane = (socket: string, grep: string, name: string) => tsx('scripts/lane.ts', ['v1beta1', '--cluster', 'existing', '--driver', `external=${socket}`, '--fault-proxy', control, '--report-dir', testInfo.outputPath(name), '--', '--grep', grep], env);
+    // Only the reports read here (results.json, summary.md).
+    const runLane = (socket: string, grep: string, name: string) => tsx('scripts/lane.ts', ['v1beta1', '--cluster', 'existing', '--driver', `external=${socket}`, '--fault-proxy', control, '--report-dir', testInfo.outputPath(name), '--reports', 'results', '--', '--grep', grep], env);
 
     const reference = await serve('reference');
     const held = await runLane(reference.socket, 'under-faults/', 'reference');

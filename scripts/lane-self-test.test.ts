@@ -14,8 +14,9 @@ import type { Timeline } from '../timeline/model.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
+/** The lane command; its runs write only the reports these tests read (results.json, summary.md): the HTML, JUnit and blob reports are cli/ and scripts/packaging/'s to test. */
 function lane(args: string[], env: Record<string, string> = {}) {
-  return execa(process.execPath, ['--import', 'tsx', 'scripts/lane.ts', ...args], { cwd: ROOT, reject: false, all: true, env: { CI: '', ...env } });
+  return execa(process.execPath, ['--import', 'tsx', 'scripts/lane.ts', '--reports', 'results', ...args], { cwd: ROOT, reject: false, all: true, env: { CI: '', ...env } });
 }
 
 /**

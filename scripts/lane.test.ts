@@ -72,6 +72,12 @@ test.describe('bad input: a clear message and a non-zero exit', () => {
     expect(unknown.all).toContain('unknown Agent Sandbox version "v0.9.9"; known: v0.4.6, v0.5.0, v0.5.4');
   });
 
+  test('--reports: a value it does not know', async () => {
+    const run = await lane(['v1beta1', '--reports', 'html']);
+    expect(run.exitCode).toBe(2);
+    expect(run.all).toContain('--reports must be full or results, got "html"');
+  });
+
   test('--realism and --seed: bad values, and a cluster that runs the real controller', async () => {
     expect((await lane(['v1beta1', '--realism', 'maybe'])).all).toContain('--realism must be "on" or "off", got "maybe"');
     expect((await lane(['v1beta1', '--seed', '1.5'])).all).toContain('--seed must be a whole number >= 0, got "1.5"');

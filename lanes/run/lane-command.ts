@@ -20,7 +20,7 @@ import { DRIVER_VARIANTS } from '../../driver/compute-driver.ts';
 import { readSchedule } from '../../faults/schedule/parse-schedule.ts';
 import { itemNeeds, type Schedule } from '../../faults/schedule/schedule.ts';
 import { LANE_RUN_ENV, type DriverUnderTest } from './lane-run.ts';
-import { PLAYWRIGHT_CLI, PLAYWRIGHT_CONFIG, ROOT } from './lane-job.ts';
+import { PLAYWRIGHT_CLI, PLAYWRIGHT_CONFIG, ROOT, type LaneRunOptions } from './lane-job.ts';
 import { CONTRACT, harnessVersion } from './conformance-report.ts';
 import { runLanes } from './run-lanes.ts';
 
@@ -89,6 +89,10 @@ Options:
                                      running until Ctrl-C)
   --report-dir DIR                   where reports go (default: ${defaultReportDir}); a folder per
                                      lane, and conformance-report.yaml for the whole run
+  --reports full|results             full (default): every report below; results: only
+                                     results.json, summary.md and conformance-report.yaml, no HTML,
+                                     JUnit or blob report (~3 CPU-seconds less per lane, for runs
+                                     nobody opens)
   --scenarios DIR                    your own *.spec.ts (importing sandbox-conformance/fixtures),
                                      run beside the suite as the project <lane>/yours
   --capabilities LIST                what the driver supports, comma-separated (${CAPABILITY_NAMES.join(', ')});
@@ -120,6 +124,7 @@ Docs: docs/lanes.md
 /** The lane command's options (`npm run lane`, `sandbox-conformance run`). */
 export const LANE_OPTIONS = {
   'report-dir': { type: 'string' },
+  reports: { type: 'string' },
   cluster: { type: 'string' },
   'agent-sandbox': { type: 'string' },
   realism: { type: 'string' },
@@ -160,7 +165,14 @@ export function parseLaneArguments(argv: string[]): { values: ReturnType<typeof 
   if (driver !== undefined && !driver.startsWith('exec=') && !driver.startsWith('external=') && !DRIVER_VARIANTS.some((v) => v === driver)) {
     throw new Error(`unknown driver "${driver}"; choose ${DRIVER_VARIANTS.join(', ')}, exec=<command> or external=<socket>`);
   }
+  reportsOption(values.reports);
   return { values, lanes, playwrightArgs };
+}
+
+/** `--reports`: which reports Playwright writes; undefined for the default (every one). */
+function reportsOption(value: string | undefined): LaneRunOptions['reports'] {
+  if (value !== undefined && value !== 'full' && value !== 'results') throw new Error(`--reports must be full or results, got "${value}"`);
+  return value;
 }
 
 let usageHint = 'npm run lane -- --help';
@@ -207,6 +219,12 @@ export async function runLaneCommand(argv: string[], context: LaneCommandContext
     fail((error as Error).message);
   }
   if (lanes.length === 0) fail('name a lane (or --all)');
+  let reports: LaneRunOptions['reports'];
+  try {
+    reports = reportsOption(values.reports);
+  } catch (error) {
+    fail((error as Error).message);
+  }
   const realism = realismOption(values.realism);
   const seed = seedOption(values.seed);
   const routed = lanes.some((lane) => (lane.driver.replicas ?? 1) > 1);
@@ -299,6 +317,7 @@ export async function runLaneCommand(argv: string[], context: LaneCommandContext
     workRoot: invocation.workRoot ? invocation.workRoot(reportRoot) : join(ROOT, '.cluster'),
     keep: !!values.keep,
     serial: !!values.serial,
+    ...(reports && { reports }),
     playwrightArgs: [...passed, ...playwrightArgs],
     scenariosDir,
     capabilities,
