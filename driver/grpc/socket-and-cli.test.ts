@@ -318,12 +318,12 @@ test('driver serve listens until SIGTERM, then removes its socket and exits 0', 
     detached: true,
   });
   cleanups.push(async () => {
-    if (serving.exitCode === null && serving.pid) {
-      try {
-        process.kill(-serving.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
+    // The whole group, even when tsx itself has exited: a driver left in it would hold the output open (once seen: a run's
+    // tsx and scripts/driver.ts gone, the driver they started orphaned, and this await waiting on it).
+    try {
+      process.kill(-serving.pid!, 'SIGKILL');
+    } catch {
+      // already gone
     }
     await serving;
   });
@@ -334,7 +334,8 @@ test('driver serve listens until SIGTERM, then removes its socket and exits 0', 
       stdout += chunk.toString();
       if (stdout.includes('\n')) done(stdout);
     });
-    serving.then((result) => fail(new Error(`driver serve exited early (${result.exitCode}): ${result.stderr}`)));
+    // On its exit, not on the result: the result waits for the output to close, which a child left behind would hold open.
+    serving.once('exit', (code, signal) => fail(new Error(`driver serve exited early (${code ?? signal})`)));
   });
   expect(await ready).toBe(`compute driver listening on ${socket}\n`);
   expect((await stat(socket)).isSocket()).toBe(true);
