@@ -137,9 +137,7 @@ for (const { release, lanes, args } of laneGroups()) {
       await testInfo.attach('cluster', { body: `embedded cluster at ${cluster.url}, Agent Sandbox ${release}, ${describeRealism(cluster.agentSandboxRealism!)}` });
       const reports = testInfo.outputPath('reports');
       const started = Date.now();
-      // Four workers, not the existing provider's two (sized for a remote cluster): the cluster is
-      // in this process, and the lane's scenarios mostly wait, so this test holds its worker half as long.
-      const run = await lane([...args, '--cluster', 'existing', '--report-dir', reports, '--', '--workers', '4'], { KUBECONFIG: kubeconfigPath });
+      const run = await lane([...args, '--cluster', 'existing', '--report-dir', reports], { KUBECONFIG: kubeconfigPath });
       await testInfo.attach('lane output', { body: `${run.all}\n\n(${((Date.now() - started) / 1000).toFixed(0)} s)` });
       expect(run.all).toContain('cluster: existing (requested with --cluster existing');
       const listed = await scenarioTitles();
