@@ -51,6 +51,8 @@ export class PodWorker {
   private readonly queueStatus = oncePerTurn(() => this.writeStatus(), () => this.killed);
   private killTimer?: NodeJS.Timeout;
   private killAt = Infinity;
+  /** When this worker took the Pod: the kubelet starts its probe workers' tickers then (readiness-probe.ts). */
+  private readonly syncedAt = Date.now();
   readonly done: Promise<void>;
 
   constructor(
@@ -233,7 +235,7 @@ export class PodWorker {
     this.setState(run, { running: { startedAt } });
     const probing = run.init
       ? undefined
-      : probeReadiness(run, this.podIP, {
+      : probeReadiness(run, this.podIP, this.syncedAt, {
           terminating: () => this.terminating,
           readinessChanged: () => this.queueStatus(),
           probeFailed: () => this.ctx.events.record(this.pod, 'Warning', 'Unhealthy', `Readiness probe failed`, fieldPathOf(run)),

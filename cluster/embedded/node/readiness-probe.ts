@@ -12,8 +12,22 @@ export interface ReadinessHooks {
   probeFailed(): void;
 }
 
-/** Probes `run` until its process exits or the Pod terminates, keeping `run.ready` current. */
-export async function probeReadiness(run: ContainerRun, podIP: string, hooks: ReadinessHooks): Promise<void> {
+/**
+ * Probes `run` until its process exits or the Pod terminates, keeping `run.ready` current.
+ *
+ * When, as the kubelet's prober does it (pkg/kubelet/prober: prober_manager.go, worker.go):
+ * 1. The probe worker and its ticker start with the Pod's sync (`AddPod`), before any container
+ *    runs: the ticks fall every `periodSeconds` from `tickerStart`, not from the container's start.
+ * 2. A container seen running but not yet ready is probed at once (`UpdatePodStatus` triggers
+ *    the worker), unless `initialDelaySeconds` has not passed since it started.
+ * 3. Then on every tick; a tick inside the initial delay probes nothing.
+ */
+/** 1., 3.: the first tick of a ticker started at `tickerStart` at or after `at` (the start itself is no tick: the prober's first pass there finds no container). */
+export function probeTick(tickerStart: number, periodMs: number, at: number): number {
+  return tickerStart + Math.max(1, Math.ceil((at - tickerStart) / periodMs)) * periodMs;
+}
+
+export async function probeReadiness(run: ContainerRun, podIP: string, tickerStart: number, hooks: ReadinessHooks): Promise<void> {
   const probe = run.spec.readinessProbe;
   const proc = run.process!;
   if (!probe) {
@@ -21,12 +35,17 @@ export async function probeReadiness(run: ContainerRun, podIP: string, hooks: Re
     hooks.readinessChanged();
     return;
   }
+  const periodMs = (probe.periodSeconds ?? 10) * 1000;
+  const probesFrom = Date.now() + (probe.initialDelaySeconds ?? 0) * 1000;
   let successes = 0;
   let failures = 0;
   const exited = proc.exited.then(() => false);
   const pause = (ms: number) => Promise.race([sleep(ms).then(() => true), exited]);
-  if (!(await pause((probe.initialDelaySeconds ?? 0) * 1000))) return;
+  const nextTick = (at: number) => probeTick(tickerStart, periodMs, at);
+  // 2.: at once, or from the first tick after the initial delay.
+  if (probesFrom > Date.now() && !(await pause(nextTick(probesFrom) - Date.now()))) return;
   while (proc.running && !hooks.terminating()) {
+    const probedAt = Date.now();
     let ok = false;
     try {
       ok = await runProbe(probe, { podIP, ports: run.spec.ports ?? [], exec: { env: run.processSpec!.env, cwd: run.processSpec!.cwd } });
@@ -49,6 +68,8 @@ export async function probeReadiness(run: ContainerRun, podIP: string, hooks: Re
         hooks.readinessChanged();
       }
     }
-    if (!(await pause((probe.periodSeconds ?? 10) * 1000))) return;
+    // 3.: the next tick after this probe began; one that passed while it ran is taken at once (a Go
+    // ticker holds one tick for a slow receiver and drops the rest).
+    if (!(await pause(Math.max(0, nextTick(probedAt + 1) - Date.now())))) return;
   }
 }
