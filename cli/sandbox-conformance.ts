@@ -72,7 +72,8 @@ async function main(argv: string[]): Promise<number> {
       const { parseInvocation, setProgram } = await import('../driver/cli/options.ts');
       setProgram('sandbox-conformance driver');
       const invocation = parseInvocation(rest);
-      if (invocation.command === 'serve') await (await import('../driver/cli/serve.ts')).serve(invocation);
+      // `serve` from the driver's bundle (driver/launch/bundled-driver.ts), once its usage is checked here.
+      if (invocation.command === 'serve') (await import('../driver/launch/bundled-driver.ts')).serveFromBundle(rest);
       else await (await import('../driver/cli/client-commands.ts')).runClientCommand(invocation);
       return 0;
     }

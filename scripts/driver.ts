@@ -9,22 +9,18 @@
  * process waits for; signals are passed on, and its exit is this command's. The client commands
  * are short-lived and run here.
  */
-import { spawn } from 'node:child_process';
-import { constants } from 'node:os';
-import { bundledDriverArgv } from '../driver/launch/external-driver-process.ts';
+import { projectDriverBundle } from '../driver/launch/driver-bundle.ts';
+import { serveFromBundle } from '../driver/launch/bundled-driver.ts';
 
 const args = process.argv.slice(2);
-let bundled: string[] | undefined;
+let bundled = false;
 try {
-  if (args[0] === 'serve') bundled = bundledDriverArgv(args);
+  if (args[0] === 'serve') {
+    projectDriverBundle(); // built here when the sources changed, so a failed build falls back to source
+    bundled = true;
+  }
 } catch (error) {
   process.stderr.write(`note: serving from source, not from the driver's bundle (${(error as Error).message})\n`);
 }
-if (bundled) {
-  const [node, ...rest] = bundled;
-  const child = spawn(node, rest, { stdio: 'inherit' });
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => child.kill(signal));
-  child.on('exit', (code, signal) => process.exit(code ?? 128 + (signal ? constants.signals[signal] : 1)));
-} else {
-  await import('../driver/cli/main.ts');
-}
+if (bundled) serveFromBundle(args);
+else await import('../driver/cli/main.ts');

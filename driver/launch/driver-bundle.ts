@@ -1,23 +1,26 @@
 /**
- * The reference driver as one JavaScript file, for the harness to run as its external driver.
+ * The reference driver as one JavaScript file, for the harness to run as its external driver
+ * (and, built by `npm run build`, the package's: dist/driver/bundle/).
  *
  * Why a bundle and not `node --import tsx`: run through tsx, the driver process held 208 MiB RSS
  * once serving, before any sandbox; bundled without its packages, 122 MiB (`npm run bench --
  * driver-scale`, "driver RSS once serving"): the loader (every module transpiled at run time, its
  * caches) cost ~85 MiB of the 200 MiB issue 15 gives the driver at 100 sandboxes at once.
  *
- * Its packages are bundled too, whitespace-minified: a lane starts a driver process per test (two
+ * Its packages are bundled too, minified: a lane starts a driver process per test (two
  * in `ha`, more after a crash), and each loading @kubernetes/client-node's ~830 modules from
  * node_modules cost ~0.9 s of CPU to start (`--help` in 0.3 s bundled). Measured with
  * `npm run lanes` on 2 cores: 73 driver processes took 93 s of the run's 275 s of CPU, 74 took
  * 50 s once bundled; driver-scale: 85 MiB once serving (was 107), peak 124 MiB (was 139).
  * Minified, the bundle parses faster and its source costs less memory (a `--help` run: 79 MiB max
- * RSS, 106 MiB unminified); `keepNames` keeps functions' names for stack traces.
+ * RSS, 106 MiB unminified); its names minified too, it is 4.2 MB instead of 6.8 (the package
+ * ships it) and starts on the same CPU (0.43-0.46 s to ready vs 0.41-0.42); `keepNames` keeps
+ * functions' names for stack traces.
  * The build is cached by a hash of its inputs (the sources, and package-lock.json for the
  * packages), so a lane's many processes (the runner, each Playwright worker) build it once
  * between them (cached-build.ts).
  */
-import { copyFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -62,7 +65,7 @@ const BUILD_OPTIONS = {
   banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
   // Packages resolve from the project's node_modules, whatever folder the sources are built from.
   nodePaths: [join(PROJECT_ROOT, 'node_modules')],
-  minifyWhitespace: true,
+  minify: true,
   legalComments: 'none',
   // Functions and classes keep their own names (`.name`, stack traces) where bundling would
   // rename one to avoid a clash; no source maps, whose loading costs memory the bundle saves.
@@ -106,6 +109,12 @@ function buildInto(dir: string, options: DriverBundleOptions, files: string[]): 
   for (const proto of protos) copyFileSync(proto, join(dir, basename(proto)));
 }
 
+/** The project's bundle written into `dir` (`npm run build`: the package ships it in dist/driver/bundle/, where the compiled projectDriverBundle finds it). */
+export function writeProjectDriverBundle(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  buildInto(dir, PROJECT_DRIVER_BUNDLE, sourceFiles(PROJECT_DRIVER_BUNDLE.sourceRoot));
+}
+
 /** The bundle for the current sources: reused when one with the same hash exists, built otherwise. */
 export function driverBundle(options: DriverBundleOptions = PROJECT_DRIVER_BUNDLE): DriverBundle {
   const files = sourceFiles(options.sourceRoot);
@@ -118,11 +127,11 @@ let projectBundle: DriverBundle | undefined;
 
 /**
  * The project's driver bundle, checked (and built when needed) once per process. In the installed
- * package (this module compiled to JavaScript) the compiled driver command is run as it is:
- * nothing is built or written under node_modules.
+ * package (this module compiled to JavaScript) the bundle `npm run build` wrote beside it: nothing
+ * is built or written under node_modules.
  */
 export function projectDriverBundle(): DriverBundle {
-  if (import.meta.url.endsWith('.js')) return { file: fileURLToPath(new URL('../cli/main.js', import.meta.url)), hash: 'compiled', built: false };
+  if (import.meta.url.endsWith('.js')) return { file: fileURLToPath(new URL(`../bundle/${BUNDLE_FILE}`, import.meta.url)), hash: 'built with the package', built: false };
   projectBundle ??= driverBundle();
   return projectBundle;
 }

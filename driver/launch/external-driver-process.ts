@@ -6,7 +6,7 @@ import { execa, type ResultPromise } from 'execa';
 import { DriverError, type DriverCapabilities, type DriverVariant, type WorkspaceMode } from '../compute-driver.ts';
 import { GrpcDriverClient } from '../grpc/client.ts';
 import type { KubernetesDriverConfig } from '../kubernetes/config.ts';
-import { projectDriverBundle } from './driver-bundle.ts';
+import { bundledDriverArgv } from './bundled-driver.ts';
 
 /**
  * What the harness sets on a driver it runs: namespace, grace periods, API headroom,
@@ -18,15 +18,6 @@ export type DriverSettings = Pick<KubernetesDriverConfig, 'namespace' | 'supervi
 /** How long a started driver has to accept on its socket and answer GetCapabilities. */
 const EXTERNAL_DRIVER_READY_DEADLINE_MS = 30_000;
 
-/**
- * V8's `--optimize-for-size` ("favor memory size over execution speed"). Measured with
- * `npm run bench -- driver-scale`, both in one run, 3 rounds of 100 sandboxes at once: peak RSS
- * 132–138 MiB with it, 203–246 MiB without; each round's wall time the same (117/117/161 s vs
- * 122/116/164 s: the cluster sets it); the driver's CPU time 41% higher (109 s vs 77 s over the
- * rounds), which the lanes' few sandboxes at a time do not notice. `--max-semi-space-size=4`
- * instead made the peak worse (268 MiB).
- */
-const DRIVER_NODE_FLAGS = ['--optimize-for-size'];
 
 /**
  * A driver binary to run: `argv` (a shell command line when `shell`), to which the launcher
@@ -60,15 +51,6 @@ export function harnessDriverCommand(options: { workspaceMode: WorkspaceMode; va
       '--reconcile-interval', String(settings.reconcileIntervalMs / 1000),
     ]),
   };
-}
-
-/**
- * The driver CLI run from its bundle with the driver's node flags: how the harness starts its
- * driver, and how `npm run driver -- serve` starts it for a user (scripts/driver.ts), so both
- * measure the same process.
- */
-export function bundledDriverArgv(args: string[]): string[] {
-  return [process.execPath, ...DRIVER_NODE_FLAGS, projectDriverBundle().file, ...args];
 }
 
 /**

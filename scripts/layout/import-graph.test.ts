@@ -38,7 +38,7 @@ test('docs/contributing.md states the same direction as the check', () => {
 
 test('the graph is read with every kind of import: static, type-only, re-export, side effect, dynamic', () => {
   expect(graph.get('fixtures/conformance.ts')).toEqual(expect.arrayContaining(['fixtures/run-value.ts', 'timeline/derive/facts.ts', 'driver/compute-driver.ts']));
-  expect(graph.get('scripts/driver.ts')).toEqual(['driver/launch/external-driver-process.ts', 'driver/cli/main.ts']); // the second: await import(...)
+  expect(graph.get('scripts/driver.ts')).toEqual(['driver/launch/driver-bundle.ts', 'driver/launch/bundled-driver.ts', 'driver/cli/main.ts']); // the last: await import(...)
   expect(graph.get('driver/cli/configured-driver.ts')).toContain('driver/kubernetes/kubernetes-driver.ts'); // await import(...)
   expect(graph.get('lanes/lane-declaration.ts')).toContain('cluster/cluster-provider.ts'); // import type
   expect(roomOf('cluster/embedded/node/images.ts')).toBe('cluster/embedded');

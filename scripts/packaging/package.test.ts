@@ -101,6 +101,9 @@ test('the tarball is the package: compiled JavaScript and declarations, its run-
   expect(files).toContain('package/dist/playwright.config.js');
   expect(files).toContain('package/dist/fixtures/programs/supervisor/main.mjs');
   expect(files).toContain('package/dist/driver/grpc/compute_driver.proto');
+  // The driver as the harness and `sandbox-conformance driver serve` run it: one file, its .proto beside it.
+  expect(files).toContain('package/dist/driver/bundle/driver.mjs');
+  expect(files).toContain('package/dist/driver/bundle/compute_driver.proto');
   expect(files).toContain('package/action.yml');
   expect(files).toContain('package/CHANGELOG.md');
   expect(files).toContain('package/docs/ci.md'); // the pages README links to and every --help names
