@@ -20,12 +20,13 @@ const CACHE_DIR = join(ROOT, 'node_modules/.cache/sandbox-conformance/commands')
 
 /**
  * The bundle of `entry` (a module of scripts/ that imports only the project's rooms and
- * packages): its file, to import; undefined with CONFORMANCE_FIXTURES_BUNDLE=off (everything
- * from source). Throws when it cannot be built, or when it would take in a file its hash does not cover.
+ * packages, or of one of `rooms`, whose sources it may import too): its file, to import or run;
+ * undefined with CONFORMANCE_FIXTURES_BUNDLE=off (everything from source). Throws when it cannot
+ * be built, or when it would take in a file its hash does not cover.
  */
-export async function commandBundle(entry: string): Promise<string | undefined> {
+export async function commandBundle(entry: string, rooms: readonly string[] = []): Promise<string | undefined> {
   if (process.env[FIXTURES_BUNDLE_ENV] === 'off') return undefined;
-  const sources = [...projectSources(), entry];
+  const sources = [...new Set([...projectSources(), ...projectSources(rooms), entry])];
   const hash = buildHash(ROOT, sources, { esbuild: esbuild.version, BUILD_OPTIONS, entry }, LOCKFILE);
   const name = `${entry.replace(/^.*\//, '').replace(/\.ts$/, '')}.mjs`;
   const { dir } = await cachedBuild(CACHE_DIR, hash, async (temp) => {

@@ -67,8 +67,8 @@ export const BUILD_OPTIONS = {
 } as const satisfies esbuild.BuildOptions;
 
 /** Every project source a bundle of the lanes' code may include (tests aside): what its hash covers. */
-export function projectSources(): string[] {
-  return SOURCE_ROOMS.flatMap((room) =>
+export function projectSources(rooms: readonly string[] = SOURCE_ROOMS): string[] {
+  return rooms.flatMap((room) =>
     readdirSync(join(ROOT, room), { recursive: true, encoding: 'utf8' })
       .filter((path) => path.endsWith('.ts') && !path.endsWith('.test.ts') && !path.endsWith('test-kit.ts'))
       .map((path) => join(ROOT, room, path)),
