@@ -1,15 +1,10 @@
 #!/usr/bin/env tsx
-/** `npm run fault-proxy -- --control SOCKET --write-kubeconfig FILE`: faults/remote/serve-command.ts. */
-import { faultProxyHelp, FaultProxyUsageError, serveFaultProxy } from '../faults/remote/serve-command.ts';
+/**
+ * `npm run fault-proxy -- --control SOCKET --write-kubeconfig FILE` (scripts/fault-proxy-main.ts),
+ * run from its bundle (lanes/run/command-bundle.ts: ~2.5 CPU-s to start through tsx), built and
+ * cached on first use.
+ */
+import { fileURLToPath } from 'node:url';
+import { importCommand } from '../lanes/run/command-bundle.ts';
 
-const PROGRAM = 'npm run fault-proxy --';
-try {
-  process.exit(await serveFaultProxy(process.argv.slice(2), PROGRAM));
-} catch (error) {
-  if (error instanceof FaultProxyUsageError) {
-    process.stderr.write(`error: ${error.message}\n\n${faultProxyHelp(PROGRAM)}`);
-    process.exit(2);
-  }
-  process.stderr.write(`error: ${(error as Error).message}\n`);
-  process.exit(1);
-}
+await importCommand(fileURLToPath(new URL('./fault-proxy-main.ts', import.meta.url)));

@@ -1,15 +1,16 @@
 /**
- * A command of the checkout (`npm run lane`) as one JavaScript file. Through tsx, `npm run lane
- * -- --help` took ~3 CPU-seconds, nearly all of it loading and transpiling the ~400 modules
- * under the lane runner; every lane run and every test that starts the command paid it. Built
+ * A command of the checkout (`npm run lane`, `npm run explore`, `npm run fault-proxy`) as one
+ * JavaScript file. Through tsx, `npm run lane -- --help` took ~3 CPU-seconds, nearly all of it
+ * loading and transpiling the ~400 modules under the lane runner (`explore --help` ~3.9,
+ * `fault-proxy --help` ~2.5); every run and every test that starts the command paid it. Built
  * with the fixtures bundle's options (each module's `import.meta.url` its own source's, so what
  * the code finds beside itself is where it always was) and cached the same way, keyed by every
  * source of the rooms it may import and the entry.
  *
  * The installed package runs its compiled JavaScript and never builds this.
  */
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, relative } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import { buildHash, cachedBuild } from '../../driver/launch/cached-build.ts';
 import { BUILD_OPTIONS, LOCKFILE, ownUrls, projectSources } from './fixtures-bundle.ts';
@@ -36,4 +37,15 @@ export async function commandBundle(entry: string, rooms: readonly string[] = []
     if (outside.length) throw new Error(`${entry} imports files its bundle's hash does not cover (${outside.join(', ')})`);
   });
   return join(dir, name);
+}
+
+/** Runs the command `entry` (see commandBundle) from its bundle; from source, saying why, when the bundle cannot be built. */
+export async function importCommand(entry: string, rooms: readonly string[] = []): Promise<void> {
+  let bundle: string | undefined;
+  try {
+    bundle = await commandBundle(entry, rooms);
+  } catch (error) {
+    process.stderr.write(`note: running ${relative(ROOT, entry)} from source, not from its bundle (${(error as Error).message})\n`);
+  }
+  await import(pathToFileURL(bundle ?? entry).href);
 }
