@@ -52,12 +52,14 @@ test("the background completion reads through the API server's passing trouble: 
   const cluster = await lab.cluster();
   const proxy = await lab.proxy(cluster);
   const d = lab.driver(cluster, {}, undefined, proxy);
-  // Once the create has installed its generation (the `released` patch answered), the next two
-  // reads of the driver meet etcd's timeout (500, no Retry-After): the background completion's.
+  // Once the create has installed its generation (the `released` patch written: a 409, when the
+  // controller wrote the Sandbox in between, makes the create read it again, which is not the
+  // completion's read), the next two reads of the driver meet etcd's timeout (500, no
+  // Retry-After): the background completion's.
   let injected: ReturnType<typeof activateTimes> | undefined;
-  proxy.observe((request, phase) => {
+  proxy.observe((request, phase, _client, answer) => {
     const annotations = (request.body as { metadata?: { annotations?: Record<string, unknown> } } | undefined)?.metadata?.annotations;
-    if (injected || phase !== 'answered' || request.verb !== 'patch' || request.resource !== 'sandboxes' || annotations?.[ANNOTATION.phase] !== 'released') return;
+    if (injected || phase !== 'answered' || !answer || answer.status >= 300 || request.verb !== 'patch' || request.resource !== 'sandboxes' || annotations?.[ANNOTATION.phase] !== 'released') return;
     injected = activateTimes(proxy, { kind: 'error', status: 500, match: { verb: 'get' } }, 2);
   });
   const sandbox = await d.create({ name: 'completes', command: MAIN }, { deadline: Date.now() + 30_000 });
