@@ -18,7 +18,6 @@ export type DriverSettings = Pick<KubernetesDriverConfig, 'namespace' | 'supervi
 /** How long a started driver has to accept on its socket and answer GetCapabilities. */
 const EXTERNAL_DRIVER_READY_DEADLINE_MS = 30_000;
 
-
 /**
  * A driver binary to run: `argv` (a shell command line when `shell`), to which the launcher
  * appends `--bind-socket <path>`, as OpenShell's driver binaries take it.

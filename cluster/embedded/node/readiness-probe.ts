@@ -12,6 +12,11 @@ export interface ReadinessHooks {
   probeFailed(): void;
 }
 
+/** probeReadiness steps 1. and 3.: the first tick of a ticker started at `tickerStart` at or after `at` (the start itself is no tick: the prober's first pass there finds no container). */
+export function probeTick(tickerStart: number, periodMs: number, at: number): number {
+  return tickerStart + Math.max(1, Math.ceil((at - tickerStart) / periodMs)) * periodMs;
+}
+
 /**
  * Probes `run` until its process exits or the Pod terminates, keeping `run.ready` current.
  *
@@ -22,11 +27,6 @@ export interface ReadinessHooks {
  *    the worker), unless `initialDelaySeconds` has not passed since it started.
  * 3. Then on every tick; a tick inside the initial delay probes nothing.
  */
-/** 1., 3.: the first tick of a ticker started at `tickerStart` at or after `at` (the start itself is no tick: the prober's first pass there finds no container). */
-export function probeTick(tickerStart: number, periodMs: number, at: number): number {
-  return tickerStart + Math.max(1, Math.ceil((at - tickerStart) / periodMs)) * periodMs;
-}
-
 export async function probeReadiness(run: ContainerRun, podIP: string, tickerStart: number, hooks: ReadinessHooks): Promise<void> {
   const probe = run.spec.readinessProbe;
   const proc = run.process!;
