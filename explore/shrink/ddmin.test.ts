@@ -86,20 +86,28 @@ test('shrinking a synthetic failure: ddmin over the items, each item simplified,
     return ids.includes('b') && ids.includes('d') && calls.some((x) => x.op === 'create') && calls.some((x) => x.op === 'stop');
   };
   const phases: string[] = [];
+  const tried: string[][] = [];
   const { minimal, stats } = await shrinkFailure({ program, schedule: faultSchedule(items) }, async (candidates, phase) => {
     phases.push(phase);
+    if (!phase.startsWith('simplif') && !phase.startsWith('shrinking')) tried.push(...candidates.map((c) => c.schedule.items.map((i) => i.id).join('')));
     return candidates.map(fails);
   });
   expect(minimal.schedule.items.map((i) => i.id)).toEqual(['b', 'd']);
   expect(minimal.schedule.items[1].trigger).toEqual({ on: 'start', delayMs: 0 });
   expect(minimal.program).toEqual({ sandboxes: [program.sandboxes[1]], steps: [{ calls: [{ op: 'create', sandbox: 0 }] }, { calls: [{ op: 'stop', sandbox: 0 }] }] });
   expect(stats).toMatchObject({ itemsBefore: 6, itemsAfter: 2, callsBefore: 6, callsAfter: 2 });
-  expect(phases[0]).toBe('without any fault');
+  // The try without faults and ddmin's first round (the two halves) in one batch; no subset tried twice.
+  expect(phases[0]).toBe("without any fault, and each half of the faults (ddmin's first round)");
+  expect(tried.slice(0, 3)).toEqual(['', 'abc', 'def']);
+  expect(new Set(tried).size).toBe(tried.length);
+  expect(phases[1]).toBe('ddmin over 6 items');
   expect(stats.accepted).toContain('d: no delay');
 });
 
 test('a failure that needs no fault at all is shrunk to no item in one try', async () => {
-  const { minimal, stats } = await shrinkFailure({ program, schedule: faultSchedule([item('a'), item('b')]) }, async (candidates) => candidates.map(() => true));
+  const phases: string[] = [];
+  const { minimal, stats } = await shrinkFailure({ program, schedule: faultSchedule([item('a'), item('b')]) }, async (candidates, phase) => (phases.push(phase), candidates.map(() => true)));
   expect(minimal.schedule.items).toEqual([]);
   expect(stats.accepted[0]).toBe('every fault item dropped (2 → 0)');
+  expect(phases.filter((p) => p.includes('fault') || p.startsWith('ddmin'))).toHaveLength(1);
 });

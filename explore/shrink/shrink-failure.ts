@@ -1,13 +1,13 @@
 /**
  * Shrinks one failure to a minimal reproducer, in the issue's order: delta debugging over the
- * schedule's items (after one try with none: many failures need no fault at all), then each
- * remaining item simplified, then the call program made smaller. Whether a candidate still fails
+ * schedule's items (after one try with none: many failures need no fault at all; ddmin's first
+ * round runs in the same batch), then each remaining item simplified, then the call program made smaller. Whether a candidate still fails
  * with the same signature is the tester's to say (the search runs each candidate up to k times:
  * an external driver's timing is not deterministic); each phase hands it a batch at a time.
  */
 import { faultSchedule, type Schedule, type ScheduleItem } from '../../faults/schedule/schedule.ts';
 import { callCount, type Program } from '../program/program.ts';
-import { ddmin } from './ddmin.ts';
+import { ddmin, split } from './ddmin.ts';
 import { programVariants } from './shrink-program.ts';
 import { simplifications } from './simplify-item.ts';
 
@@ -47,21 +47,23 @@ export async function shrinkFailure(original: Candidate, tester: CandidateTester
   let program = original.program;
   let items = original.schedule.items;
 
-  // 1. The schedule's items: none at all, else ddmin.
+  // 1. The schedule's items: none at all, else ddmin. ddmin's first round (the two halves) rides
+  //    in the batch of the try with none, so a failure that needs a fault costs one batch fewer;
+  //    ddmin then finds those answers known and does not run them again.
   if (items.length) {
-    const [bare] = await test([withItems([])], 'without any fault');
+    const halves = items.length > 1 ? split(items, 2).filter((half) => selfContained(half)) : [];
+    const [bare, ...halfAnswers] = await test([withItems([]), ...halves.map((half) => withItems(half))], halves.length ? "without any fault, and each half of the faults (ddmin's first round)" : 'without any fault');
     if (bare) {
       stats.accepted.push(`every fault item dropped (${items.length} → 0)`);
       items = [];
     } else if (items.length > 1) {
+      const known = new Map(halves.map((half, i) => [subsetKey(half), halfAnswers[i]]));
       const result = await ddmin(items, async (subsets) => {
         const runnable = subsets.map((s) => selfContained(s));
-        const answers = await test(
-          runnable.filter(Boolean).map((s) => withItems(s!)),
-          `ddmin over ${items.length} items`,
-        );
-        let next = 0;
-        return runnable.map((s) => (s ? answers[next++] : false));
+        const unknown = runnable.filter((s): s is ScheduleItem[] => !!s && !known.has(subsetKey(s)));
+        const answers = unknown.length ? await test(unknown.map((s) => withItems(s)), `ddmin over ${items.length} items`) : [];
+        unknown.forEach((s, i) => known.set(subsetKey(s), answers[i]));
+        return runnable.map((s) => (s ? known.get(subsetKey(s))! : false));
       });
       if (result.items.length < items.length) stats.accepted.push(`ddmin: ${items.length} → ${result.items.length} items (${result.items.map((i) => i.id).join(', ')})`);
       items = result.items;
@@ -102,6 +104,11 @@ export async function shrinkFailure(original: Candidate, tester: CandidateTester
   stats.itemsAfter = items.length;
   stats.callsAfter = callCount(program);
   return { minimal: withItems(items, program), stats };
+}
+
+/** A subset of the schedule by its items' ids (unique within a schedule): ddmin's answers are looked up by it. */
+function subsetKey(items: readonly ScheduleItem[]): string {
+  return items.map((i) => i.id).join('\n');
 }
 
 /** The subset, when every item it keeps that fires after another item (or views from its firing) keeps that item too; else undefined (it cannot run). */
