@@ -86,7 +86,7 @@ test('shrinking a synthetic failure: ddmin over the items, each item simplified,
     return ids.includes('b') && ids.includes('d') && calls.some((x) => x.op === 'create') && calls.some((x) => x.op === 'stop');
   };
   const phases: string[] = [];
-  const tried: string[][] = [];
+  const tried: string[] = [];
   const { minimal, stats } = await shrinkFailure({ program, schedule: faultSchedule(items) }, async (candidates, phase) => {
     phases.push(phase);
     if (!phase.startsWith('simplif') && !phase.startsWith('shrinking')) tried.push(...candidates.map((c) => c.schedule.items.map((i) => i.id).join('')));
