@@ -17,6 +17,7 @@ import { chmodSync, cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { writeProjectDriverBundle } from '../driver/launch/driver-bundle.ts';
+import { writePackageFixturesBundle } from '../lanes/run/fixtures-bundle.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const DIST = join(ROOT, 'dist');
@@ -39,6 +40,9 @@ for (const asset of RUNTIME_ASSETS) cpSync(join(ROOT, asset), join(DIST, asset))
 // The driver as one file, as the harness runs it from a checkout (driver/launch/driver-bundle.ts): each driver process it starts,
 // and each `sandbox-conformance driver serve`, is ready on half the CPU the compiled modules take.
 writeProjectDriverBundle(join(DIST, 'driver/bundle'));
+// The fixtures as one file, for the lane's Playwright runner and workers to load in place of
+// dist/fixtures/conformance.js and its modules (lanes/run/fixtures-bundle.ts).
+await writePackageFixturesBundle(DIST);
 // The bin runs as `node dist/cli/sandbox-conformance.js` through npm's shim; the mode matters where it is run directly.
 const bin = join(DIST, 'cli/sandbox-conformance.js');
 const source = readFileSync(bin, 'utf8');

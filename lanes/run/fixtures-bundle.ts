@@ -21,16 +21,25 @@
  * where it always was. @playwright/test stays a package import (one copy per process, as
  * Playwright requires); esbuild and TypeScript too (a native binary, and a compiler only a few
  * paths load).
+ *
+ * The installed package has its own, built by `npm run build` into dist/fixtures/bundle/ and
+ * standing in for dist/fixtures/conformance.js (the import of `sandbox-conformance/fixtures` in
+ * the user's scenarios too): there each module's `import.meta.url` is its compiled file's in
+ * dist/, found from the bundle's own place at run time, wherever the package is installed.
+ * Measured on 2 cores, `npx sandbox-conformance run v1beta1` from the package: the Playwright
+ * workers took 22.8-23.1 CPU-s between them on the compiled modules.
  */
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import { buildHash, cachedBuild } from '../../driver/launch/cached-build.ts';
 import { FIXTURES_BUNDLE_ENV } from './lane-run.ts';
 
+/** The checkout, or the installed package's dist/ (this module compiled). */
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const COMPILED = import.meta.url.endsWith('.js');
 
 /** What the lane runner hands Playwright: NODE_OPTIONS and the variable naming the bundle. */
 export interface FixturesBundle {
@@ -40,8 +49,10 @@ export interface FixturesBundle {
   env: Record<string, string>;
 }
 
-/** The file the bundle stands in for. */
-const ENTRY = join(ROOT, 'fixtures/conformance.ts');
+/** The file the bundle stands in for (and, from a checkout, is built from). */
+const ENTRY = join(ROOT, COMPILED ? 'fixtures/conformance.js' : 'fixtures/conformance.ts');
+/** Where `npm run build` writes the package's bundle, under dist/ (the compiled ROOT). */
+export const PACKAGE_BUNDLE_DIR = 'fixtures/bundle';
 const CACHE_DIR = join(ROOT, 'node_modules/.cache/sandbox-conformance/fixtures');
 /** The source rooms the fixtures import from; every .ts under them (tests aside) is hashed. */
 const SOURCE_ROOMS = ['cluster', 'driver', 'faults', 'fixtures', 'lanes', 'timeline'];
@@ -75,22 +86,61 @@ export function projectSources(rooms: readonly string[] = SOURCE_ROOMS): string[
   ).sort();
 }
 
-/** esbuild loads each project file with its `import.meta.url` (and `.dirname`, `.filename`) made the file's own. */
-export const ownUrls: esbuild.Plugin = {
-  name: 'own-import-meta-url',
-  setup(build) {
-    build.onLoad({ filter: /\.ts$/ }, async (args) => {
-      if (args.path.includes('/node_modules/')) return undefined;
-      // Replaced in the syntax tree (esbuild's define), not the text: a string that mentions it stays as it is.
-      const source = await readFile(args.path, 'utf8');
-      const { code } = await esbuild.transform(source, { loader: 'ts', format: 'esm', define: { 'import.meta.url': JSON.stringify(pathToFileURL(args.path).href), 'import.meta.dirname': JSON.stringify(dirname(args.path)), 'import.meta.filename': JSON.stringify(args.path) }, sourcefile: args.path });
-      return { contents: code, loader: 'js' };
-    });
-  },
-};
+/**
+ * esbuild loads each project file (TypeScript, outside node_modules) with its `import.meta.url`,
+ * `.dirname` and `.filename` replaced as `meta` says for its path: replaced in the syntax tree
+ * (esbuild's define), not the text, so a string that mentions them stays as it is; `prelude`, put
+ * before the module's code, may declare what the replacements name.
+ */
+function ownImportMeta(name: string, meta: (path: string) => { define: Record<string, string>; prelude?: string }): esbuild.Plugin {
+  return {
+    name,
+    setup(build) {
+      build.onLoad({ filter: /\.ts$/ }, async (args) => {
+        if (args.path.includes('/node_modules/')) return undefined;
+        const source = await readFile(args.path, 'utf8');
+        const { define, prelude = '' } = meta(args.path);
+        const { code } = await esbuild.transform(source, { loader: 'ts', format: 'esm', define, sourcefile: args.path });
+        return { contents: prelude + code, loader: 'js' };
+      });
+    },
+  };
+}
 
-/** The resolve hook, registered from NODE_OPTIONS; module.register needs a module to point at, so it is written beside the bundle. */
-function hookSources(bundleUrl: string, registerUrl: string): { register: string; hooks: string } {
+/** Each module's `import.meta.url` made its source file's (a bundle run from the checkout it was built from). */
+export const ownUrls = ownImportMeta('own-import-meta-url', (path) => ({
+  define: { 'import.meta.url': JSON.stringify(pathToFileURL(path).href), 'import.meta.dirname': JSON.stringify(dirname(path)), 'import.meta.filename': JSON.stringify(path) },
+}));
+
+/**
+ * Each module's `import.meta.url` made its compiled file's in `distDir` (`x/y.ts` -> `x/y.js`),
+ * computed at run time from the bundle's own URL and the path between them, which holds wherever
+ * the package is installed: no path of the machine that built it is written into the bundle.
+ */
+function compiledUrls(bundleDir: string, distDir: string): esbuild.Plugin {
+  return ownImportMeta('compiled-import-meta-url', (path) => {
+    const compiled = join(distDir, relative(ROOT, path)).replace(/\.ts$/, '.js');
+    const fromBundle = relative(bundleDir, compiled).split(sep).join('/');
+    return {
+      define: { 'import.meta.url': '__ownUrl', 'import.meta.dirname': '__ownDir', 'import.meta.filename': '__ownFile' },
+      prelude: [
+        `import { fileURLToPath as __ownPath } from 'node:url';`,
+        `const __ownUrl = new URL(${JSON.stringify(fromBundle)}, import.meta.url).href;`,
+        `const __ownFile = __ownPath(__ownUrl);`,
+        `const __ownDir = __ownPath(new URL('.', __ownUrl)).replace(/\\/$/, '');`,
+        '',
+      ].join('\n'),
+    };
+  });
+}
+
+/**
+ * The resolve hook, registered from NODE_OPTIONS; module.register needs a module to point at, so
+ * it is written beside the bundle. Both files find the bundle and the file it stands in for from
+ * their own URL (`entryFromDir`: the path from the bundle's folder to that file), so the package's
+ * copies hold wherever it is installed.
+ */
+function hookSources(entryFromDir: string): { register: string; hooks: string } {
   return {
     // Playwright's runner (the lane runner's own child) passes NODE_OPTIONS on to its workers;
     // a worker takes it out of its environment, so what a test starts (a driver, a user's
@@ -99,14 +149,14 @@ function hookSources(bundleUrl: string, registerUrl: string): { register: string
       `import { register } from 'node:module';`,
       `register('./hooks.mjs', import.meta.url);`,
       `if (String(process.ppid) !== process.env.${RUNNER_PARENT_ENV}) {`,
-      `  process.env.NODE_OPTIONS = (process.env.NODE_OPTIONS ?? '').replace(${JSON.stringify(`--import ${registerUrl}`)}, '').trim();`,
+      `  process.env.NODE_OPTIONS = (process.env.NODE_OPTIONS ?? '').replace(\`--import \${import.meta.url}\`, '').trim();`,
       `  if (!process.env.NODE_OPTIONS) delete process.env.NODE_OPTIONS;`,
       `}`,
       '',
     ].join('\n'),
     hooks: [
-      `const from = ${JSON.stringify(pathToFileURL(ENTRY).href)};`,
-      `const to = ${JSON.stringify(bundleUrl)};`,
+      `const from = new URL(${JSON.stringify(entryFromDir)}, import.meta.url).href;`,
+      `const to = new URL('./fixtures.mjs', import.meta.url).href;`,
       `export async function resolve(specifier, context, next) {`,
       `  const resolved = await next(specifier, context);`,
       `  return resolved.url === from ? { url: to, format: 'module', shortCircuit: true } : resolved;`,
@@ -116,23 +166,40 @@ function hookSources(bundleUrl: string, registerUrl: string): { register: string
   };
 }
 
-/** Builds the bundle into `dir`: fixtures.mjs, and the hook that points imports at it. */
-async function buildInto(dir: string, final: string): Promise<void> {
-  await esbuild.build({ ...BUILD_OPTIONS, absWorkingDir: ROOT, entryPoints: [ENTRY], outfile: join(dir, 'fixtures.mjs'), plugins: [ownUrls] });
-  const { register, hooks } = hookSources(pathToFileURL(join(final, 'fixtures.mjs')).href, pathToFileURL(join(final, 'register.mjs')).href);
+/** Builds a bundle of the fixtures into `dir` with `plugin`, and the hook that points imports of `standsFor` at it; `final` is where it will be used from. */
+async function buildInto(dir: string, final: string, standsFor: string, plugin: esbuild.Plugin): Promise<void> {
+  mkdirSync(dir, { recursive: true });
+  await esbuild.build({ ...BUILD_OPTIONS, absWorkingDir: ROOT, entryPoints: [join(ROOT, 'fixtures/conformance.ts')], outfile: join(dir, 'fixtures.mjs'), plugins: [plugin] });
+  const { register, hooks } = hookSources(relative(final, standsFor).split(sep).join('/'));
   writeFileSync(join(dir, 'register.mjs'), register);
   writeFileSync(join(dir, 'hooks.mjs'), hooks);
 }
 
+/** `npm run build`: the package's bundle in `distDir`/fixtures/bundle/, standing in for the compiled `distDir`/fixtures/conformance.js. */
+export async function writePackageFixturesBundle(distDir: string): Promise<void> {
+  const dir = join(distDir, PACKAGE_BUNDLE_DIR);
+  await buildInto(dir, dir, join(distDir, 'fixtures/conformance.js'), compiledUrls(dir, distDir));
+}
+
 /**
  * The bundle for the current sources, built unless a build of the same sources exists
- * (driver/launch/cached-build.ts); undefined where there is nothing to bundle (no
- * `fixtures/conformance.ts`, as in the installed package).
+ * (driver/launch/cached-build.ts); in the installed package, the one `npm run build` wrote
+ * (nothing is built or written under node_modules); undefined where there is none.
  */
 export async function fixturesBundle(): Promise<FixturesBundle | undefined> {
-  if (!existsSync(ENTRY) || process.env[FIXTURES_BUNDLE_ENV] === 'off') return undefined;
+  if (process.env[FIXTURES_BUNDLE_ENV] === 'off') return undefined;
+  if (COMPILED) {
+    const dir = join(ROOT, PACKAGE_BUNDLE_DIR);
+    return existsSync(join(dir, 'fixtures.mjs')) && existsSync(ENTRY) ? bundleIn(dir) : undefined;
+  }
+  if (!existsSync(ENTRY)) return undefined;
   const hash = buildHash(ROOT, projectSources(), { esbuild: esbuild.version, BUILD_OPTIONS }, LOCKFILE);
-  const { dir } = await cachedBuild(CACHE_DIR, hash, (temp, final) => buildInto(temp, final));
+  const { dir } = await cachedBuild(CACHE_DIR, hash, (temp, final) => buildInto(temp, final, ENTRY, ownUrls));
+  return bundleIn(dir);
+}
+
+/** NODE_OPTIONS and the variables that make Playwright's processes load the bundle in `dir`. */
+function bundleIn(dir: string): FixturesBundle {
   const file = join(dir, 'fixtures.mjs');
   const nodeOptions = [process.env.NODE_OPTIONS, `--import ${pathToFileURL(join(dir, 'register.mjs')).href}`].filter(Boolean).join(' ');
   return { file, env: { NODE_OPTIONS: nodeOptions, [FIXTURES_BUNDLE_ENV]: file, [RUNNER_PARENT_ENV]: String(process.pid) } };

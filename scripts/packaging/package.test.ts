@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test';
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { execa } from 'execa';
 import { parse } from 'yaml';
 import { installOffline } from './test-kit.ts';
@@ -104,6 +104,8 @@ test('the tarball is the package: compiled JavaScript and declarations, its run-
   // The driver as the harness and `sandbox-conformance driver serve` run it: one file, its .proto beside it.
   expect(files).toContain('package/dist/driver/bundle/driver.mjs');
   expect(files).toContain('package/dist/driver/bundle/compute_driver.proto');
+  // The fixtures as one file, and the hook that makes the lane's Playwright processes load it.
+  for (const file of ['fixtures.mjs', 'register.mjs', 'hooks.mjs']) expect(files).toContain(`package/dist/fixtures/bundle/${file}`);
   expect(files).toContain('package/action.yml');
   expect(files).toContain('package/CHANGELOG.md');
   expect(files).toContain('package/docs/ci.md'); // the pages README links to and every --help names
@@ -113,6 +115,23 @@ test('the tarball is the package: compiled JavaScript and declarations, its run-
   // One copy of the runner: the package's peer, hoisted beside it, and none nested inside it.
   expect(readdirSync(join(repo, 'node_modules/@playwright'))).toEqual(['test']);
   expect(readdirSync(join(repo, 'node_modules/sandbox-conformance'))).not.toContain('node_modules');
+});
+
+/**
+ * A lane's Playwright processes load the fixtures from the package's bundle (lanes/run/fixtures-bundle.ts):
+ * through the hook it ships, an import of `sandbox-conformance/fixtures`, as the user's scenarios
+ * write it, is the bundle itself; without the hook it is the compiled module. (The runs below
+ * pass on it: its modules find the package's files, the schedule schema and the driver's .proto
+ * among them, where their compiled copies are.)
+ */
+test('through the shipped hook, sandbox-conformance/fixtures is the fixtures bundle', async () => {
+  const bundleDir = join(repo, 'node_modules/sandbox-conformance/dist/fixtures/bundle');
+  const script = `const a = await import('sandbox-conformance/fixtures'); const b = await import(${JSON.stringify(pathToFileURL(join(bundleDir, 'fixtures.mjs')).href)}); console.log(JSON.stringify({ same: a === b, test: typeof a.test }));`;
+  const load = (hook: string[]) => execa(process.execPath, [...hook, '--input-type=module', '-e', script], { cwd: repo, reject: false, timeout: 60_000 });
+  const [hooked, plain] = await Promise.all([load(['--import', pathToFileURL(join(bundleDir, 'register.mjs')).href]), load([])]);
+  expect(hooked.stderr).toBe('');
+  expect(JSON.parse(hooked.stdout)).toEqual({ same: true, test: 'function' });
+  expect(JSON.parse(plain.stdout)).toEqual({ same: false, test: 'function' });
 });
 
 /** `sandbox-conformance/fixtures` is typed: the user's scenario type-checks against the installed declarations alone (tsc from this checkout, as any TypeScript would do), and a wrong use does not. */
