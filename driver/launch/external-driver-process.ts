@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa, type ResultPromise } from 'execa';
 import { DriverError, type DriverCapabilities, type DriverVariant, type WorkspaceMode } from '../compute-driver.ts';
-import { GrpcDriverClient } from '../grpc/client.ts';
+import type { GrpcDriverClient } from '../grpc/client.ts';
 import type { KubernetesDriverConfig } from '../kubernetes/config.ts';
 import { bundledDriverArgv } from './bundled-driver.ts';
 
@@ -58,6 +58,15 @@ export function harnessDriverCommand(options: { workspaceMode: WorkspaceMode; va
  * socket in a private (0700) directory of its own. Started per test, so a scenario can SIGKILL
  * it mid-operation and start a fresh one; it counts as started once GetCapabilities answers.
  */
+/**
+ * The gRPC client, loaded with the first driver reached on a socket: every test worker imports
+ * this module, and @grpc/grpc-js with proto-loader cost a process ~0.1 s of CPU to load, which a
+ * lane whose driver runs in the worker itself never needs.
+ */
+export async function grpcDriverClient(): Promise<typeof GrpcDriverClient> {
+  return (await import('../grpc/client.ts')).GrpcDriverClient;
+}
+
 export class ExternalDriverProcess {
   private constructor(
     private readonly child: ResultPromise,
@@ -84,7 +93,8 @@ export class ExternalDriverProcess {
     let output = '';
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const started = new ExternalDriverProcess(child, dir, socket, new GrpcDriverClient(socket), () => output);
+    const Client = await grpcDriverClient();
+    const started = new ExternalDriverProcess(child, dir, socket, new Client(socket), () => output);
     try {
       started.capabilities = await started.untilServing(EXTERNAL_DRIVER_READY_DEADLINE_MS);
     } catch (error) {
@@ -104,10 +114,11 @@ export class ExternalDriverProcess {
     let exited: string | undefined;
     void this.child.then((result) => (exited = `exit ${result.exitCode ?? result.signal}`));
     const deadline = Date.now() + deadlineMs;
+    const Client = await grpcDriverClient();
     let last = 'not tried';
     for (;;) {
       if (exited) throw new Error(`the external driver exited before it served GetCapabilities on ${this.socket} (${exited}): ${this.output().trim()}`);
-      const probe = new GrpcDriverClient(this.socket, { deadlineMs: 2_000, connectTimeoutMs: 1_000 });
+      const probe = new Client(this.socket, { deadlineMs: 2_000, connectTimeoutMs: 1_000 });
       try {
         return await probe.getCapabilities();
       } catch (error) {

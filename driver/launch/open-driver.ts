@@ -5,9 +5,8 @@
  */
 import type * as k8s from '@kubernetes/client-node';
 import type { ComputeDriver, DriverVariant, WorkspaceMode } from '../compute-driver.ts';
-import { GrpcDriverClient } from '../grpc/client.ts';
 import { KubernetesDriver } from '../kubernetes/kubernetes-driver.ts';
-import { ExternalDriverProcess, type DriverCommand, type DriverSettings } from './external-driver-process.ts';
+import { ExternalDriverProcess, grpcDriverClient, type DriverCommand, type DriverSettings } from './external-driver-process.ts';
 
 export type DriverLaunch =
   | { kind: 'in-process'; kubeconfig: k8s.KubeConfig; workspaceMode: WorkspaceMode; variant: DriverVariant; settings: DriverSettings; log?: (line: string) => void }
@@ -37,7 +36,7 @@ export async function openDriver(launch: DriverLaunch): Promise<OpenedDriver> {
       return { client: process.client, process, crash: () => process.kill('SIGKILL'), close: () => process.stop() };
     }
     case 'socket': {
-      const client = new GrpcDriverClient(launch.socket);
+      const client = new (await grpcDriverClient())(launch.socket);
       return {
         client,
         crash: async () => {
