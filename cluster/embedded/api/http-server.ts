@@ -47,6 +47,7 @@ export class ApiServer {
   private readonly access: AccessControl;
   private readonly reviews: ReviewApi;
   private readonly watchEncoder = new WatchEventEncoder();
+  private closing = false;
 
   constructor(
     private readonly api: ObjectApi,
@@ -60,10 +61,21 @@ export class ApiServer {
       void this.handle(req, res);
     });
     this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.handleUpgrade(req, socket, head));
-    this.server.on('secureConnection', (socket) => {
-      this.sockets.add(socket);
-      socket.on('close', () => this.sockets.delete(socket));
-    });
+    // Every connection from its TCP accept on, not only once its TLS handshake is done: close()
+    // must also end one still in its handshake, which would otherwise finish it afterwards, stay
+    // open (a watch) and keep close() waiting for ever. What a client sets up while the server
+    // closes (client-node's ListWatch can open its next watch after stop() returned) is ended at once.
+    this.server.on('connection', (socket: Socket) => this.track(socket));
+    this.server.on('secureConnection', (socket: Socket) => this.track(socket));
+  }
+
+  private track(socket: Socket): void {
+    if (this.closing) {
+      socket.destroy();
+      return;
+    }
+    this.sockets.add(socket);
+    socket.on('close', () => this.sockets.delete(socket));
   }
 
   setNodeBackend(backend: NodeBackend | undefined): void {
@@ -84,6 +96,7 @@ export class ApiServer {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     for (const close of this.closers) close();
     for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
