@@ -5,6 +5,7 @@
  */
 import * as k8s from '@kubernetes/client-node';
 import { expect, test } from '@playwright/test';
+import { connect } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { failure, podBody } from '../../cluster/embedded/test-kit.ts';
 import { FaultProxy, narrowedAccept } from './fault-proxy.ts';
@@ -91,13 +92,18 @@ test('a body over 3 MiB passes uninspected: the observer sees no body, the upstr
   expect(small.status).toBe(201);
 });
 
-test('close() ends relayed watches and connections, and stops listening', async () => {
+test('close() ends relayed watches and connections, one still in its TLS handshake too, and stops listening', async () => {
   const ns = await f.namespace('close');
   const sockets = () => process.getActiveResourcesInfo().filter((r) => r === 'TLSWrap' || r === 'TCPSocketWrap' || r === 'TCPServerWrap').length;
   const before = sockets();
   const admin = f.adminKubeconfig();
   const proxy = await FaultProxy.start({ upstream: admin, thirdParty: admin });
   const kc = proxy.kubeconfig(0);
+  // A TCP connection that never sends its ClientHello: to the proxy, a handshake in progress.
+  const handshaking = connect(Number(new URL(proxy.url).port), '127.0.0.1');
+  handshaking.on('error', () => undefined);
+  const handshakingClosed = new Promise<void>((resolve) => handshaking.once('close', () => resolve()));
+  await within(new Promise((resolve) => handshaking.once('connect', resolve)), 'the TCP connection to the proxy');
   await kc.makeApiClient(k8s.CoreV1Api).listNamespacedConfigMap({ namespace: ns });
   let ended: unknown = 'open';
   const events: string[] = [];
@@ -109,7 +115,8 @@ test('close() ends relayed watches and connections, and stops listening', async 
   });
   await f.direct.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'seen' } } });
   await expect.poll(() => events, { message: 'the watch relays' }).toEqual(['ADDED seen']);
-  await proxy.close();
+  await within(proxy.close(), 'close() with a connection in its handshake and a relayed watch');
+  await within(handshakingClosed, 'the handshaking connection closed by the proxy');
   await within(watching, 'the watch ending as the proxy closes');
   expect(ended).toBeNull();
   await expect(kc.makeApiClient(k8s.CoreV1Api).listNamespacedConfigMap({ namespace: ns })).rejects.toThrow(/ECONNREFUSED/);

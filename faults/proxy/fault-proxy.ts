@@ -109,6 +109,10 @@ export class FaultProxy {
       server.listen(0, '127.0.0.1', () => resolve());
     });
     const proxy = new FaultProxy(server, certificate.cert, driver, thirdParty);
+    // From the TCP accept on, not only once the TLS handshake is done: close() must also end a
+    // connection still in its handshake, which would otherwise finish it afterwards and keep the
+    // server's close waiting (cluster/embedded/api/http-server.ts has the same reason).
+    server.on('connection', (socket: Socket) => proxy.track(socket));
     server.on('secureConnection', (socket: Socket) => proxy.track(socket));
     server.on('request', (req: IncomingMessage, res: ServerResponse) => proxy.serve(req, res));
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => proxy.serveUpgrade(req, socket, head));
@@ -216,6 +220,10 @@ export class FaultProxy {
   }
 
   private track(socket: Socket | Duplex): void {
+    if (this.closing.signal.aborted) {
+      socket.destroy();
+      return;
+    }
     this.sockets.add(socket);
     socket.once('close', () => this.sockets.delete(socket));
   }
