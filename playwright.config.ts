@@ -57,31 +57,33 @@ const reporters: ReporterDescription[] = run?.reports === 'results'
 
 /**
  * `npm test`'s workers: most tests wait on a cluster, a process or a lane far more than they
- * compute (on 2 cores, 2 workers kept ~1.2 cores busy), so two more than twice the cores, and
- * never fewer than 6: on 2 cores 6 workers took 525 s where 5 took 546-551 s, the cores busy
- * while the searches, the package and explore-search wait. A lane's runner sets its own count
- * (lanes/run/lane-job.ts).
+ * compute (on 2 cores, 2 workers kept ~1.2 cores busy), so three more than twice the cores, and
+ * never fewer than 7: on 2 cores 7 workers took 494 s (CPU 883 s) where 6 took 514 s (905 s) the
+ * same day, and 6 had taken 525 s where 5 took 546-551 s; the cores stay busy while the searches,
+ * the package and explore-search wait. A lane's runner sets its own count (lanes/run/lane-job.ts).
  */
-const WORKERS = Math.max(6, 2 * availableParallelism() + 2);
+const WORKERS = Math.max(7, 2 * availableParallelism() + 3);
 
 /**
  * The test files that take minutes (whole lanes, searches, the package), each a project listed
  * before the rest: Playwright hands out tests in project order, so these start first and the
  * many short tests fill the workers beside them, instead of starting last (files go in path
  * order) and running on alone at the end. The lane self-test's lanes keep the cores busy; it
- * leaves two workers to the others (LANE_SELF_TEST_WORKERS), which take the files that mostly
+ * leaves three workers to the others (LANE_SELF_TEST_WORKERS), which take the files that mostly
  * wait (a grace period, a search's shrinking, a stop's deadline) meanwhile, instead of holding
  * every worker at once near the end while the cores sit half idle (measured: ~60 s of the run).
+ * The package's test (~2.5 min, one chain: pack, install, two lanes) goes before the shorter
+ * waiting files: listed after them, it started ~300 s into the run and ended ~30 s before it.
  */
 const LANE_SELF_TEST = 'scripts/lane-self-test.test.ts';
-const LANE_SELF_TEST_WORKERS = WORKERS - 2;
+const LANE_SELF_TEST_WORKERS = WORKERS - 3;
 const LONG_TEST_FILES = [
   LANE_SELF_TEST,
   'explore/search/search-only-variants.test.ts',
+  'scripts/packaging/package.test.ts',
   'driver/kubernetes/stop-order.test.ts',
   'explore/search/explore-search.test.ts',
   'scripts/fault-proxy-lane.test.ts',
-  'scripts/packaging/package.test.ts',
   'scripts/lane.test.ts',
   'cli/sandbox-conformance.test.ts',
 ];
