@@ -17,7 +17,12 @@ import { serveDriver, type DriverServer } from './server.ts';
 import { FakeDriver, READY } from './test-kit.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const TSX = join(ROOT, 'node_modules/.bin/tsx');
+/**
+ * `npm run driver --` as npm runs it (package.json: `node --import tsx scripts/driver.ts`), with no
+ * tsx CLI in between: its signal relay SIGKILLs its child when the child has not confirmed a
+ * signal within 30 ms, so on a loaded machine a SIGTERM orphaned the driver (once seen in CI).
+ */
+const NODE_TSX = ['--import', 'tsx'];
 const DRIVER_SCRIPT = join(ROOT, 'scripts/driver.ts');
 
 // ---- fixtures ---------------------------------------------------------------------------------
@@ -146,7 +151,7 @@ test('a directory that is not writable is refused before binding', async () => {
   const readable = await execa('test', ['-r', DRIVER_SCRIPT], { reject: false, uid: 65534, gid: 65534 });
   test.skip(readable.exitCode !== 0, `this checkout is not readable by uid 65534, so the root-only variant of this check cannot run here`);
   const kubeconfig = await writeKubeconfig();
-  const result = await execa(TSX, [DRIVER_SCRIPT, 'serve', '--socket', socket, '--kubeconfig', kubeconfig, '--reconcile-interval', '0'], {
+  const result = await execa(process.execPath, [...NODE_TSX, DRIVER_SCRIPT, 'serve', '--socket', socket, '--kubeconfig', kubeconfig, '--reconcile-interval', '0'], {
     cwd: ROOT,
     reject: false,
     uid: 65534,
@@ -213,7 +218,7 @@ async function writeKubeconfig(): Promise<string> {
 }
 
 function runDriverScript(args: string[]) {
-  return execa(TSX, [DRIVER_SCRIPT, ...args], { cwd: ROOT, reject: false });
+  return execa(process.execPath, [...NODE_TSX, DRIVER_SCRIPT, ...args], { cwd: ROOT, reject: false });
 }
 
 test('driver serve exits non-zero with a clear message for a bad flag, a missing kubeconfig and a bad socket path', async () => {
@@ -269,7 +274,7 @@ test('driver client commands go through the gateway, print JSON, and errors as "
   expect(JSON.parse(got.stdout)).toMatchObject({ id: 's1', name: 'one', phase: 'Ready', snapshot: driver.sandboxes.get('s1') });
 
   // The socket may come from OpenShell's variable instead of --socket.
-  const created = await execa(TSX, [DRIVER_SCRIPT, '--output', 'json', 'create', 'demo', '--workspace', 'team-b', '--env', 'A=1=2', '--supervisor-grace', '7', '--', 'sh', '-c', 'sleep 1'], { cwd: ROOT, reject: false, env: { OPENSHELL_COMPUTE_DRIVER_SOCKET: server.socketPath } });
+  const created = await execa(process.execPath, [...NODE_TSX, DRIVER_SCRIPT, '--output', 'json', 'create', 'demo', '--workspace', 'team-b', '--env', 'A=1=2', '--supervisor-grace', '7', '--', 'sh', '-c', 'sleep 1'], { cwd: ROOT, reject: false, env: { OPENSHELL_COMPUTE_DRIVER_SOCKET: server.socketPath } });
   expect(created.exitCode, created.stderr).toBe(0);
   expect(JSON.parse(created.stdout)).toMatchObject({ name: 'demo', workspace: 'team-b', phase: 'Ready' });
   // The gateway minted the id, validated, ensured the workspace, then created.
@@ -311,14 +316,14 @@ test('driver serve listens until SIGTERM, then removes its socket and exits 0', 
   const kubeconfig = await writeKubeconfig();
   // Every serve flag, as the conformance fixtures pass them.
   const flags = ['--mode', 'managed', '--namespace', 'openshell', '--variant', 'suspend-first', '--supervisor-grace', '10', '--workload-grace', '10', '--api-headroom', '5', '--reconcile-interval', '0'];
-  // Its own process group, so cleanup reaches tsx's child too if the test fails midway.
-  const serving: ResultPromise = execa(TSX, [DRIVER_SCRIPT, 'serve', '--bind-socket', socket, '--kubeconfig', kubeconfig, ...flags], {
+  // Its own process group, so cleanup reaches the driver this command starts too if the test fails midway.
+  const serving: ResultPromise = execa(process.execPath, [...NODE_TSX, DRIVER_SCRIPT, 'serve', '--bind-socket', socket, '--kubeconfig', kubeconfig, ...flags], {
     cwd: ROOT,
     reject: false,
     detached: true,
   });
   cleanups.push(async () => {
-    // The whole group, even when tsx itself has exited: a driver left in it would hold the output open (once seen: a run's
+    // The whole group, even when the command itself has exited: a driver left in it would hold the output open (once seen: a run's
     // tsx and scripts/driver.ts gone, the driver they started orphaned, and this await waiting on it).
     try {
       process.kill(-serving.pid!, 'SIGKILL');
