@@ -53,12 +53,6 @@ export function harnessDriverCommand(options: { workspaceMode: WorkspaceMode; va
 }
 
 /**
- * Any compute driver binary as an external process behind a gRPC Unix socket, started the way
- * OpenShell starts its driver: `<command> --bind-socket <path>`, with `KUBECONFIG` set, the
- * socket in a private (0700) directory of its own. Started per test, so a scenario can SIGKILL
- * it mid-operation and start a fresh one; it counts as started once GetCapabilities answers.
- */
-/**
  * The gRPC client, loaded with the first driver reached on a socket: every test worker imports
  * this module, and @grpc/grpc-js with proto-loader cost a process ~0.1 s of CPU to load, which a
  * lane whose driver runs in the worker itself never needs.
@@ -67,6 +61,12 @@ export async function grpcDriverClient(): Promise<typeof GrpcDriverClient> {
   return (await import('../grpc/client.ts')).GrpcDriverClient;
 }
 
+/**
+ * Any compute driver binary as an external process behind a gRPC Unix socket, started the way
+ * OpenShell starts its driver: `<command> --bind-socket <path>`, with `KUBECONFIG` set, the
+ * socket in a private (0700) directory of its own. Started per test, so a scenario can SIGKILL
+ * it mid-operation and start a fresh one; it counts as started once GetCapabilities answers.
+ */
 export class ExternalDriverProcess {
   private constructor(
     private readonly child: ResultPromise,
@@ -80,6 +80,7 @@ export class ExternalDriverProcess {
   ) {}
 
   static async start(options: { command: DriverCommand; kubeconfigPath: string }): Promise<ExternalDriverProcess> {
+    const Client = await grpcDriverClient();
     // mkdtemp makes it 0700; short, because a Unix socket path may have at most 107 bytes.
     const dir = mkdtempSync(join(tmpdir(), 'drv-'));
     const socket = join(dir, 'driver.sock');
@@ -93,7 +94,6 @@ export class ExternalDriverProcess {
     let output = '';
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const Client = await grpcDriverClient();
     const started = new ExternalDriverProcess(child, dir, socket, new Client(socket), () => output);
     try {
       started.capabilities = await started.untilServing(EXTERNAL_DRIVER_READY_DEADLINE_MS);
