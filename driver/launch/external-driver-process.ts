@@ -96,7 +96,7 @@ export class ExternalDriverProcess {
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const started = new ExternalDriverProcess(child, dir, socket, new Client(socket), () => output);
     try {
-      started.capabilities = await started.untilServing(EXTERNAL_DRIVER_READY_DEADLINE_MS);
+      started.capabilities = await started.untilServing(EXTERNAL_DRIVER_READY_DEADLINE_MS, Client);
     } catch (error) {
       await started.kill('SIGKILL');
       throw error;
@@ -110,11 +110,10 @@ export class ExternalDriverProcess {
    * yet) backs off before it tries again (1 s, growing 1.6x), so one channel reused across a
    * slow start could sleep past a driver that is long since serving.
    */
-  private async untilServing(deadlineMs: number): Promise<DriverCapabilities> {
+  private async untilServing(deadlineMs: number, Client: typeof GrpcDriverClient): Promise<DriverCapabilities> {
     let exited: string | undefined;
     void this.child.then((result) => (exited = `exit ${result.exitCode ?? result.signal}`));
     const deadline = Date.now() + deadlineMs;
-    const Client = await grpcDriverClient();
     let last = 'not tried';
     for (;;) {
       if (exited) throw new Error(`the external driver exited before it served GetCapabilities on ${this.socket} (${exited}): ${this.output().trim()}`);
