@@ -4,6 +4,7 @@ import { basename } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { RunOptions } from './fixtures/run-value.ts';
+import { bundleStepLocations } from './fixtures/reporters/bundle-step-locations.ts';
 import { recordWorkerPid } from './fixtures/reporters/test-cost.ts';
 import { FIXTURES_BUNDLE_ENV, readLaneRun, yourScenariosProject } from './lanes/run/lane-run.ts';
 
@@ -45,6 +46,8 @@ const reporters: ReporterDescription[] = run?.reports === 'results'
   ? [['list'], ['json', { outputFile: `${run.reportDir}/results.json` }]]
   : run
   ? [
+      // Before the reporters that read step locations (it takes away those in the fixtures bundle).
+      ...bundleStepLocations(process.env[FIXTURES_BUNDLE_ENV]),
       ['list'],
       ['html', { outputFolder: `${run.reportDir}/html`, open: 'never' }],
       ['junit', { outputFile: `${run.reportDir}/junit.xml` }],
