@@ -8,6 +8,11 @@ import { LABEL, MANAGED_BY } from './names.ts';
 const AGENT_SANDBOX_GROUP = 'agents.x-k8s.io';
 const PREFERRED_VERSIONS = ['v1beta1', 'v1alpha1'];
 
+/** The labels of the objects a driver manages (with `id`: one sandbox's): its lists and watches select by them. */
+export function driverSelector(config: KubernetesDriverConfig, id?: string): string {
+  return [`${LABEL.managedBy}=${MANAGED_BY}`, ...(id ? [`${LABEL.sandboxId}=${id}`] : []), `${LABEL.gatewayId}=${config.gatewayId}`].join(',');
+}
+
 /**
  * What every driver operation shares: configuration, client, gates, the detected API version —
  * and the call it runs for (its deadline, signal and stage; reconciliation runs unbounded).
@@ -46,7 +51,7 @@ export class DriverContext {
   }
 
   selector(id?: string): string {
-    return [`${LABEL.managedBy}=${MANAGED_BY}`, ...(id ? [`${LABEL.sandboxId}=${id}`] : []), `${LABEL.gatewayId}=${this.config.gatewayId}`].join(',');
+    return driverSelector(this.config, id);
   }
 
   /** Every Sandbox CR this driver manages, in every namespace it may use. */

@@ -127,18 +127,19 @@ export class Kube {
   private readonly shared: KubeShared;
   private readonly scope?: CallScope;
 
+  /** `watchSelector`: the labels of the objects the shared watches see (shared-watches.ts). */
   constructor(
     readonly config: k8s.KubeConfig,
-    view?: { shared: KubeShared; scope: CallScope },
+    view?: { shared: KubeShared; scope: CallScope } | { watchSelector: string },
   ) {
-    this.shared = view?.shared ?? Kube.shared(config);
-    this.scope = view?.scope;
+    this.shared = view && 'shared' in view ? view.shared : Kube.shared(config, view?.watchSelector);
+    this.scope = view && 'scope' in view ? view.scope : undefined;
   }
 
-  private static shared(config: k8s.KubeConfig): KubeShared {
+  private static shared(config: k8s.KubeConfig, watchSelector?: string): KubeShared {
     const connections = new PooledConnections(config);
     // Every request names its namespace, so the kubeconfig's default namespace is never needed.
-    return { objects: connections.client(k8s.KubernetesObjectApi), core: connections.client(k8s.CoreV1Api), apis: connections.client(k8s.ApisApi), connections, watches: new SharedWatches(config), life: { halted: false } };
+    return { objects: connections.client(k8s.KubernetesObjectApi), core: connections.client(k8s.CoreV1Api), apis: connections.client(k8s.ApisApi), connections, watches: new SharedWatches(config, { labelSelector: watchSelector }), life: { halted: false } };
   }
 
   /** The same client, bound to one call's deadline and signal. */

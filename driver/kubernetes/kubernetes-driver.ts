@@ -13,7 +13,7 @@ import {
 import { CallScope, isCallEnd } from './call-scope.ts';
 import { awaitGeneration, SupervisorReadinessTimeout, type GenerationOperation } from './completion.ts';
 import { withDefaults, type DriverOptions, type KubernetesDriverConfig } from './config.ts';
-import { DriverContext } from './context.ts';
+import { DriverContext, driverSelector } from './context.ts';
 import { createSandbox } from './create.ts';
 import { deleteSandbox } from './delete.ts';
 import { LifecycleGates } from './gates.ts';
@@ -53,7 +53,7 @@ export class KubernetesDriver implements ComputeDriver {
 
   constructor(options: DriverOptions & { log?: (line: string) => void }) {
     this.config = withDefaults(options);
-    this.ctx = new DriverContext(this.config, new Kube(this.config.kubeconfig), new LifecycleGates(), options.log ?? (() => undefined));
+    this.ctx = new DriverContext(this.config, new Kube(this.config.kubeconfig, { watchSelector: driverSelector(this.config) }), new LifecycleGates(), options.log ?? (() => undefined));
     if (this.config.reconcileIntervalMs > 0) this.scheduleReconcile();
   }
 

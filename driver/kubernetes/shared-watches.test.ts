@@ -87,4 +87,23 @@ test('concurrent lifecycles in one driver share one watch per collection, and le
   expect(watchRequests.length).toBeLessThan(4 * count);
   // Every wait has let go of its objects: nothing keyed by a deleted sandbox is left.
   expect(d.driver.sharedWatchStats().waitedObjects).toBe(0);
+  // Each watch selects the driver's own objects (its managed-by and gateway id labels), not every object of the namespace.
+  expect(watchRequests.map((r) => r.labelSelector)).toEqual(watchRequests.map(() => 'openshell.ai/managed-by=openshell,openshell.ai/gateway-id=gw'));
+});
+
+test('with a label selector, only the objects carrying its labels wake their waiters', async ({ lab }) => {
+  const cluster = await lab.cluster({ agentSandbox: null, node: false });
+  const watches = new SharedWatches(lab.kubeconfig(cluster), { lingerMs: 50, labelSelector: 'owner=me' });
+  try {
+    const woken: string[] = [];
+    const offs = ['mine', 'theirs'].map((name) => watches.subscribe([{ path: PODS, name }], () => woken.push(name)));
+    await expect.poll(() => watches.stats().watches).toBe(1);
+    cluster.api.create(pods(cluster, 'default'), { metadata: { name: 'theirs', labels: { owner: 'you' } }, spec: { containers: [{ name: 'c', image: 'x' }] } });
+    cluster.api.create(pods(cluster, 'default'), { metadata: { name: 'mine', labels: { owner: 'me' } }, spec: { containers: [{ name: 'c', image: 'x' }] } });
+    await expect.poll(() => woken).toEqual(['mine']);
+    // Created after "theirs", woken: "theirs" had its event first, had the server sent it.
+    for (const off of offs) off();
+  } finally {
+    watches.close();
+  }
 });

@@ -46,10 +46,18 @@ export class SharedWatches {
   private readonly watcher: k8s.Watch;
   private closed = false;
   private readonly lingerMs: number;
+  private readonly labelSelector?: string;
 
-  constructor(kubeconfig: k8s.KubeConfig, options: { lingerMs?: number } = {}) {
+  /**
+   * `labelSelector`: only objects carrying these labels are watched (the driver's own: its
+   * managed-by and gateway id labels), so the API server sends this driver its own objects'
+   * changes, not those of every other driver and workload in the namespace. An object waited on
+   * without them wakes nobody; its wait still reads it on every poll.
+   */
+  constructor(kubeconfig: k8s.KubeConfig, options: { lingerMs?: number; labelSelector?: string } = {}) {
     this.watcher = new k8s.Watch(kubeconfig);
     this.lingerMs = options.lingerMs ?? LINGER_MS;
+    this.labelSelector = options.labelSelector;
   }
 
   /** Calls `wake` whenever one of `objects` changes; returns the unsubscribe. */
@@ -133,7 +141,7 @@ export class SharedWatches {
       }, delay);
       retry.unref();
     };
-    const query = { allowWatchBookmarks: true, ...(collection.resourceVersion ? { resourceVersion: collection.resourceVersion } : {}) };
+    const query = { allowWatchBookmarks: true, ...(this.labelSelector && { labelSelector: this.labelSelector }), ...(collection.resourceVersion ? { resourceVersion: collection.resourceVersion } : {}) };
     void this.watcher
       .watch(
         collection.path,

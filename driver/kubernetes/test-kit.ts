@@ -206,6 +206,7 @@ export interface RequestSeen {
   resource: string;
   namespace?: string;
   name?: string;
+  labelSelector?: string;
   /** The cluster's revision when the request arrived: everything up to it had already happened. */
   revision: number;
 }
@@ -245,7 +246,7 @@ export class ApiSpy {
 
   constructor(cluster: EmbeddedCluster) {
     cluster.requests.listen((request) => {
-      const seen: RequestSeen = { verb: request.verb, resource: request.group ? `${request.plural}.${request.group}` : request.plural, namespace: request.namespace, name: request.name, revision: cluster.store.currentRevision() };
+      const seen: RequestSeen = { verb: request.verb, resource: request.group ? `${request.plural}.${request.group}` : request.plural, namespace: request.namespace, name: request.name, labelSelector: request.labelSelector, revision: cluster.store.currentRevision() };
       this.requests.push(seen);
       for (const listener of this.requestListeners) listener(seen);
     });

@@ -143,7 +143,7 @@ export class ApiServer {
     const watch = request.legacyWatch || queryFlag(url, 'watch');
     const verb = verbOf(req.method ?? 'GET', !!request.name, watch);
     if (REVIEW_RESOURCES.has(resourceKey(type.group, type.plural)) && verb !== 'create') throw errors.methodNotAllowed(req.method ?? '');
-    const attributes: RequestAttributes = { verb, group: type.group, plural: type.plural, subresource: sub, namespace: request.namespace, name: request.name };
+    const attributes: RequestAttributes = { verb, group: type.group, plural: type.plural, subresource: sub, namespace: request.namespace, name: request.name, labelSelector: url.searchParams.get('labelSelector') ?? undefined };
     this.access.authorize(user, () => authorizationAttributes(attributes, url));
     this.requests.record(attributes);
 

@@ -12,6 +12,8 @@ export interface RequestAttributes {
   subresource?: string;
   namespace?: string;
   name?: string;
+  /** A list's or watch's label selector, as sent (an authorizer sees it too: Kubernetes' AuthorizeWithSelectors). */
+  labelSelector?: string;
 }
 
 export type RequestListener = (request: RequestAttributes) => void;
