@@ -28,9 +28,9 @@ export const RUNTIME_ASSETS = [
   'driver/grpc/compute_driver.proto',
   'faults/schedule/schedule.schema.json',
   'fixtures/programs/supervisor/Dockerfile',
-  'fixtures/programs/supervisor/main.mjs',
+  'fixtures/programs/supervisor/main.cjs',
   'fixtures/programs/workload/Dockerfile',
-  'fixtures/programs/workload/main.mjs',
+  'fixtures/programs/workload/main.cjs',
 ];
 
 rmSync(DIST, { recursive: true, force: true });

@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
  *   code uses.
  *
  * Container and system paths that are the same on every machine (`/var/run/docker.sock`,
- * `/app/main.mjs` in a Dockerfile, `/dev/stdin`) are not machine paths and are not flagged.
+ * `/app/main.cjs` in a Dockerfile, `/dev/stdin`) are not machine paths and are not flagged.
  */
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -81,7 +81,7 @@ test('the rule flags what it should and lets examples and standard paths be', ()
   expect(flagged('a.ts', '  npm run driver -- serve --socket /tmp/driver.sock')).toEqual([]);
   expect(flagged('README.md', '--driver external=/tmp/d.sock')).toEqual([]);
   expect(flagged('a.ts', "'Cannot connect to the Docker daemon at unix:///var/run/docker.sock'")).toEqual([]);
-  expect(flagged('Dockerfile', 'ENTRYPOINT ["node", "/app/main.mjs"]')).toEqual([]);
+  expect(flagged('Dockerfile', 'ENTRYPOINT ["node", "/app/main.cjs"]')).toEqual([]);
   expect(flagged('a.ts', 'kind load image-archive /dev/stdin')).toEqual([]);
   expect(flagged('a.ts', "execa('node_modules/.bin/tsx'); join(root, 'stub/bin/kind')")).toEqual([]);
 });

@@ -99,7 +99,7 @@ test('the tarball is the package: compiled JavaScript and declarations, its run-
   expect(files).toContain('package/dist/cli/sandbox-conformance.js');
   expect(files).toContain('package/dist/fixtures/conformance.d.ts');
   expect(files).toContain('package/dist/playwright.config.js');
-  expect(files).toContain('package/dist/fixtures/programs/supervisor/main.mjs');
+  expect(files).toContain('package/dist/fixtures/programs/supervisor/main.cjs');
   expect(files).toContain('package/dist/driver/grpc/compute_driver.proto');
   // The driver as the harness and `sandbox-conformance driver serve` run it: one file, its .proto beside it.
   expect(files).toContain('package/dist/driver/bundle/driver.mjs');
