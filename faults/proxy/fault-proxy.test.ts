@@ -6,6 +6,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { expect, test } from '@playwright/test';
 import { connect } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import { PassThrough } from 'node:stream';
 import { failure, podBody } from '../../cluster/embedded/test-kit.ts';
 import { FaultProxy, narrowedAccept } from './fault-proxy.ts';
@@ -155,6 +156,36 @@ test('kubectl get -w through the proxy: the Table stream is relayed event by eve
   await expect.poll(() => out, { message: 'the watched create as a Table row' }).toMatch(/^EVENT\s+NAME\s+DATA\s+AGE\nADDED\s+watched\s+0\s+\S+\n$/);
   watching.kill('SIGKILL');
   await within(watching, 'kubectl exiting on SIGKILL');
+});
+
+test('a certificate given at start is the one it serves, and the kubeconfigs it writes trust it', async () => {
+  // Made as a lane runner makes the one its workers share, with a name of its own.
+  const { default: selfsigned } = await import('selfsigned');
+  const pems = await selfsigned.generate([{ name: 'commonName', value: 'made-by-the-lane' }], {
+    keyType: 'ec',
+    curve: 'P-256',
+    algorithm: 'sha256',
+    extensions: [
+      { name: 'basicConstraints', cA: true },
+      { name: 'keyUsage', keyCertSign: true, digitalSignature: true },
+      { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] },
+    ],
+  });
+  const proxy = await FaultProxy.start({ thirdParty: f.adminKubeconfig(), certificate: { key: pems.private, cert: pems.cert } });
+  try {
+    const served = await new Promise<string>((resolve, reject) => {
+      const socket = tlsConnect({ host: '127.0.0.1', port: Number(new URL(proxy.url).port), ca: pems.cert }, () => {
+        resolve(socket.getPeerCertificate().subject.CN);
+        socket.end();
+      });
+      socket.on('error', reject);
+    });
+    expect(served).toBe('made-by-the-lane');
+    const ns = await f.namespace('given-certificate');
+    expect((await proxy.kubeconfig(0, f.adminKubeconfig()).makeApiClient(k8s.CoreV1Api).listNamespacedConfigMap({ namespace: ns })).items).toBeDefined();
+  } finally {
+    await proxy.close();
+  }
 });
 
 test('narrowedAccept keeps the JSON forms a watch offers (Tables too) and a protobuf-only Accept as it is', () => {

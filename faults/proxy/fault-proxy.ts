@@ -20,7 +20,7 @@ import { ConflictFault, ErrorFault, LatencyFault, ResetFault } from './kinds/req
 import { StaleReadsFault } from './kinds/stale-reads.ts';
 import { isResume, WatchCloseFault, WatchExpireFault, WatchHoldFault } from './kinds/watch-faults.ts';
 import { sendExpiredWatch, unauthorizedStatus, sendStatus } from './kube-status.ts';
-import { proxyCertificate } from './proxy-certificate.ts';
+import { proxyCertificate, type ProxyCertificate } from './proxy-certificate.ts';
 import type { ActiveFault, AppliedListener, ProxyFaultSpec, RequestObserver } from './proxy-fault.ts';
 import { endToEndHeaders, readAll, UpstreamIdentity } from './upstream.ts';
 import { RelayedWatch } from './watch-relay.ts';
@@ -34,6 +34,11 @@ export interface FaultProxyOptions {
   upstream?: k8s.KubeConfig;
   /** The harness's administrator kubeconfig: the proxy's own reads and concurrent writes. */
   thirdParty: k8s.KubeConfig;
+  /**
+   * The serving certificate, made elsewhere: a lane makes one for all its workers (making it
+   * costs a worker ~0.15 CPU-s, most of it loading the X.509 library). Without: this process's own.
+   */
+  certificate?: ProxyCertificate;
 }
 
 const KINDS: Record<ProxyFaultSpec['kind'], new (spec: never, proxy: ProxyContext, onApplied?: AppliedListener) => FaultBehaviour> = {
@@ -102,7 +107,7 @@ export class FaultProxy {
   }
 
   static async start(options: FaultProxyOptions): Promise<FaultProxy> {
-    const [certificate, driver, thirdParty] = await Promise.all([proxyCertificate(), options.upstream && UpstreamIdentity.of(options.upstream), UpstreamIdentity.of(options.thirdParty)]);
+    const [certificate, driver, thirdParty] = await Promise.all([options.certificate ?? proxyCertificate(), options.upstream && UpstreamIdentity.of(options.upstream), UpstreamIdentity.of(options.thirdParty)]);
     const server = createServer({ key: certificate.key, cert: certificate.cert });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

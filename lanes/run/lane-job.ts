@@ -13,6 +13,7 @@ import * as k8s from '@kubernetes/client-node';
 import { execa } from 'execa';
 import type { ClusterHandle, ClusterProvider, FixtureImage, ProviderOptions } from '../../cluster/cluster-provider.ts';
 import type { RoleSelectors } from '../../driver/role-selectors.ts';
+import { proxyCertificate } from '../../faults/proxy/proxy-certificate.ts';
 import type { Schedule } from '../../faults/schedule/schedule.ts';
 import type { DeclaredCapabilities } from '../capabilities.ts';
 import type { Lane } from '../lane-declaration.ts';
@@ -164,7 +165,7 @@ export async function runLane(lane: Lane, options: LaneRunOptions, control: RunC
     if (seeded) opts.progress(`seed ${options.seed}: ${seeded}; the same again: --seed ${options.seed}`);
     if (options.faultProxyControl) opts.progress(`fault proxy: the driver's requests go through the proxy whose control socket is ${options.faultProxyControl}; one test at a time (its faults act on every request of the driver)`);
     if (options.faults) opts.progress(`fault schedule: ${options.faults.file} (${options.faults.schedule.items.map((i) => `${i.id}: ${i.fault.kind}`).join(', ')}), run by every test`);
-    writeLaneRun(runPath, { lane: options.roles ? { ...lane, roles: options.roles } : lane, cluster: handle, driver, driverAccess, reportDir, seed: options.seed, ...(options.faults && { faults: options.faults.schedule }), ...(options.faultProxyControl && { faultProxyControl: options.faultProxyControl }), ...(options.scenariosDir && { scenariosDir: options.scenariosDir, scenariosTsconfig: writeScenariosTsconfig(opts.workDir) }), ...(options.capabilities && { capabilities: options.capabilities }), ...(options.reports && { reports: options.reports }) });
+    writeLaneRun(runPath, { lane: options.roles ? { ...lane, roles: options.roles } : lane, cluster: handle, driver, driverAccess, reportDir, seed: options.seed, ...(driver.kind !== 'socket' && { faultProxyCertificate: await proxyCertificate() }), ...(options.faults && { faults: options.faults.schedule }), ...(options.faultProxyControl && { faultProxyControl: options.faultProxyControl }), ...(options.scenariosDir && { scenariosDir: options.scenariosDir, scenariosTsconfig: writeScenariosTsconfig(opts.workDir) }), ...(options.capabilities && { capabilities: options.capabilities }), ...(options.reports && { reports: options.reports }) });
     opts.progress(`running scenarios (driver: ${describeDriver(driver, lane)})`);
     const tests = { passed: 0, failed: 0, skipped: 0 };
     onState({ phase: 'scenarios', tests });

@@ -7,6 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { ClusterHandle } from '../../cluster/cluster-provider.ts';
 import type { DriverVariant } from '../../driver/compute-driver.ts';
+import type { ProxyCertificate } from '../../faults/proxy/proxy-certificate.ts';
 import type { Schedule } from '../../faults/schedule/schedule.ts';
 import type { DeclaredCapabilities } from '../capabilities.ts';
 import type { Lane } from '../lane-declaration.ts';
@@ -45,6 +46,12 @@ export interface LaneRun {
   seed: number;
   /** `--faults FILE`: a fault schedule every test of the lane runs (beside a scenario's own). */
   faults?: Schedule;
+  /**
+   * The serving certificate of the fault proxies the lane's tests start in front of the driver,
+   * made once by the lane runner instead of once per worker (absent for a driver on a socket:
+   * its proxy runs on its own, `faultProxyControl`).
+   */
+  faultProxyCertificate?: ProxyCertificate;
   /**
    * `--fault-proxy SOCKET`, with a driver served on a socket: the control socket of the fault proxy
    * (`npm run fault-proxy`) that driver reaches the cluster through; tests drive its faults there.
