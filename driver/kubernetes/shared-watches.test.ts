@@ -100,8 +100,8 @@ test('with a label selector, only the objects carrying its labels wake their wai
     await expect.poll(() => watches.stats().watches).toBe(1);
     cluster.api.create(pods(cluster, 'default'), { metadata: { name: 'theirs', labels: { owner: 'you' } }, spec: { containers: [{ name: 'c', image: 'x' }] } });
     cluster.api.create(pods(cluster, 'default'), { metadata: { name: 'mine', labels: { owner: 'me' } }, spec: { containers: [{ name: 'c', image: 'x' }] } });
+    // "theirs" was created first: had the server sent its event, it would have woken before "mine".
     await expect.poll(() => woken).toEqual(['mine']);
-    // Created after "theirs", woken: "theirs" had its event first, had the server sent it.
     for (const off of offs) off();
   } finally {
     watches.close();
