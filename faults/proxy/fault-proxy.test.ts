@@ -9,6 +9,7 @@ import { connect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { PassThrough } from 'node:stream';
 import { failure, podBody } from '../../cluster/embedded/test-kit.ts';
+import { generateServingCertificate } from '../../cluster/embedded/tls.ts';
 import { FaultProxy, narrowedAccept } from './fault-proxy.ts';
 import { ProxyFixture, within } from './test-kit.ts';
 
@@ -159,28 +160,18 @@ test('kubectl get -w through the proxy: the Table stream is relayed event by eve
 });
 
 test('a certificate given at start is the one it serves, and the kubeconfigs it writes trust it', async () => {
-  // Made as a lane runner makes the one its workers share, with a name of its own.
-  const { default: selfsigned } = await import('selfsigned');
-  const pems = await selfsigned.generate([{ name: 'commonName', value: 'made-by-the-lane' }], {
-    keyType: 'ec',
-    curve: 'P-256',
-    algorithm: 'sha256',
-    extensions: [
-      { name: 'basicConstraints', cA: true },
-      { name: 'keyUsage', keyCertSign: true, digitalSignature: true },
-      { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] },
-    ],
-  });
-  const proxy = await FaultProxy.start({ thirdParty: f.adminKubeconfig(), certificate: { key: pems.private, cert: pems.cert } });
+  // A fresh certificate, not the proxy's own: the embedded API server's kind, named after it.
+  const given = await generateServingCertificate();
+  const proxy = await FaultProxy.start({ thirdParty: f.adminKubeconfig(), certificate: given });
   try {
     const served = await new Promise<string>((resolve, reject) => {
-      const socket = tlsConnect({ host: '127.0.0.1', port: Number(new URL(proxy.url).port), ca: pems.cert }, () => {
+      const socket = tlsConnect({ host: '127.0.0.1', port: Number(new URL(proxy.url).port), ca: given.cert }, () => {
         resolve(socket.getPeerCertificate().subject.CN);
         socket.end();
       });
       socket.on('error', reject);
     });
-    expect(served).toBe('made-by-the-lane');
+    expect(served).toBe('embedded-kube-apiserver');
     const ns = await f.namespace('given-certificate');
     expect((await proxy.kubeconfig(0, f.adminKubeconfig()).makeApiClient(k8s.CoreV1Api).listNamespacedConfigMap({ namespace: ns })).items).toBeDefined();
   } finally {
