@@ -157,6 +157,15 @@ test('readiness probes drive Ready: exec, httpGet and tcpSocket', async () => {
   await expect.poll(() => status(ns, 'probed').conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
 });
 
+test('a started container is probed when the kubelet sees it running, not only at its probe ticks', async () => {
+  const ns = freshNamespace();
+  createPod(ns, 'seen', {
+    containers: [{ name: 'main', image: 'busybox', command: ['sleep', '30'], readinessProbe: { exec: { command: ['true'] }, periodSeconds: 600 } }],
+  });
+  // Probed only at ticks (every 600 s) it would not be Ready before this poll's deadline; the relist that sees it running comes within a second of its start.
+  await expect.poll(() => status(ns, 'seen').containerStatuses?.[0]?.ready, { timeout: 10_000 }).toBe(true);
+});
+
 test('bad input: unknown image, command not found, missing Secret, missing PVC', async () => {
   const ns = freshNamespace();
   createPod(ns, 'noimage', { containers: [{ name: 'main', image: 'example.com/nothing:1' }] });

@@ -44,6 +44,8 @@ export class NodeAgent implements NodeBackend {
   /** Containers slow to stop, added through the admin endpoint (node-faults.ts). */
   readonly faults = new NodeFaults();
   private readonly workers = new Map<string, PodWorker>();
+  /** The kubelet's relist ticker runs from its start: it times when started containers are seen running. */
+  private readonly relistStart = Date.now();
   private readonly ips: PodIpAllocator;
   private readonly events: EventRecorder;
   private scheduler?: Scheduler;
@@ -143,6 +145,7 @@ export class NodeAgent implements NodeBackend {
       backoffMs: this.options.backoffMs ?? 10_000,
       maxBackoffMs: this.options.maxBackoffMs ?? 300_000,
       faults: this.faults,
+      relistStart: this.relistStart,
     });
     this.workers.set(uid, worker);
     if (pod.metadata.deletionTimestamp) worker.observe(pod);

@@ -27,6 +27,8 @@ export interface PodWorkerContext {
   maxBackoffMs: number;
   /** Containers slow to stop (the admin endpoint's node faults): they decide when a SIGTERM arrives. */
   faults: NodeFaults;
+  /** When the node's relist ticker started: it sees started containers running (readiness-probe.ts). */
+  relistStart: number;
 }
 
 /**
@@ -235,7 +237,7 @@ export class PodWorker {
     this.setState(run, { running: { startedAt } });
     const probing = run.init
       ? undefined
-      : probeReadiness(run, this.podIP, this.syncedAt, {
+      : probeReadiness(run, this.podIP, { tickerStart: this.syncedAt, relistStart: this.ctx.relistStart }, {
           terminating: () => this.terminating,
           readinessChanged: () => this.queueStatus(),
           probeFailed: () => this.ctx.events.record(this.pod, 'Warning', 'Unhealthy', `Readiness probe failed`, fieldPathOf(run)),

@@ -12,9 +12,31 @@ export interface ReadinessHooks {
   probeFailed(): void;
 }
 
-/** probeReadiness steps 1. and 3.: the first tick of a ticker started at `tickerStart` at or after `at` (the start itself is no tick: the prober's first pass there finds no container). */
+/**
+ * How often the kubelet lists its containers and so notices one has started (the PLEG relist,
+ * pkg/kubelet: kubelet.go genericPlegRelistPeriod, 1 s). The node's relist ticker runs from the
+ * node's start.
+ */
+export const RELIST_PERIOD_MS = 1000;
+
+/** When a ticker fires (probeReadiness steps 1.–3.): its first tick at or after `at` (the start itself is no tick: the prober's first pass there finds no container). */
 export function probeTick(tickerStart: number, periodMs: number, at: number): number {
   return tickerStart + Math.max(1, Math.ceil((at - tickerStart) / periodMs)) * periodMs;
+}
+
+/** The two tickers that time a container's probes. */
+export interface ProbeClocks {
+  /** When the Pod's probe workers started (its sync): their ticks fall every `periodSeconds` from here. */
+  tickerStart: number;
+  /** When the node's relist ticker started: a container is seen running at its first tick after the start. */
+  relistStart: number;
+}
+
+/** probeReadiness step 2.: when a container started at `startedAt` is first probed. */
+export function firstProbeAt(clocks: ProbeClocks, periodMs: number, startedAt: number, initialDelayMs: number): number {
+  const seenRunningAt = probeTick(clocks.relistStart, RELIST_PERIOD_MS, startedAt);
+  const probesFrom = startedAt + initialDelayMs;
+  return probesFrom > seenRunningAt ? probeTick(clocks.tickerStart, periodMs, probesFrom) : seenRunningAt;
 }
 
 /**
@@ -23,11 +45,13 @@ export function probeTick(tickerStart: number, periodMs: number, at: number): nu
  * When, as the kubelet's prober does it (pkg/kubelet/prober: prober_manager.go, worker.go):
  * 1. The probe worker and its ticker start with the Pod's sync (`AddPod`), before any container
  *    runs: the ticks fall every `periodSeconds` from `tickerStart`, not from the container's start.
- * 2. A container seen running but not yet ready is probed at once (`UpdatePodStatus` triggers
- *    the worker), unless `initialDelaySeconds` has not passed since it started.
+ * 2. The kubelet sees a started container running at its next relist (up to a second later: before
+ *    it, the worker finds no running container to probe); not yet ready, it is probed at once then
+ *    (`UpdatePodStatus` triggers the worker), unless `initialDelaySeconds` has not passed since it
+ *    started. A program that listens within that second is ready at its first probe.
  * 3. Then on every tick; a tick inside the initial delay probes nothing.
  */
-export async function probeReadiness(run: ContainerRun, podIP: string, tickerStart: number, hooks: ReadinessHooks): Promise<void> {
+export async function probeReadiness(run: ContainerRun, podIP: string, clocks: ProbeClocks, hooks: ReadinessHooks): Promise<void> {
   const probe = run.spec.readinessProbe;
   const proc = run.process!;
   if (!probe) {
@@ -36,14 +60,14 @@ export async function probeReadiness(run: ContainerRun, podIP: string, tickerSta
     return;
   }
   const periodMs = (probe.periodSeconds ?? 10) * 1000;
-  const probesFrom = Date.now() + (probe.initialDelaySeconds ?? 0) * 1000;
   let successes = 0;
   let failures = 0;
   const exited = proc.exited.then(() => false);
   const pause = (ms: number) => Promise.race([sleep(ms).then(() => true), exited]);
-  const nextTick = (at: number) => probeTick(tickerStart, periodMs, at);
-  // 2.: at once, or from the first tick after the initial delay.
-  if (probesFrom > Date.now() && !(await pause(nextTick(probesFrom) - Date.now()))) return;
+  const nextTick = (at: number) => probeTick(clocks.tickerStart, periodMs, at);
+  // 2.: at the relist that sees it running, or from the first tick after the initial delay.
+  const firstProbe = firstProbeAt(clocks, periodMs, Date.now(), (probe.initialDelaySeconds ?? 0) * 1000);
+  if (!(await pause(Math.max(0, firstProbe - Date.now())))) return;
   while (proc.running && !hooks.terminating()) {
     const probedAt = Date.now();
     let ok = false;
