@@ -11,7 +11,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { costByFile, renderCostTable, type CostReport } from '../fixtures/reporters/test-cost.ts';
+import { costByFile, renderCostTable, TEST_COST_FILE, type CostReport } from '../fixtures/reporters/test-cost.ts';
 import { machine, progressLog, renderTable, writeReport, type BenchOptions, type Row } from './common.ts';
 import type { Measurement } from './figures-table.ts';
 
@@ -40,7 +40,7 @@ async function measureSuite(options: BenchOptions, log: (line: string) => void):
       reject: false,
       stdio: ['ignore', process.stderr, process.stderr],
       // Without a machine-wide NODE_EXTRA_CA_CERTS, as .ci/run runs it: with one, every Node process starts on ~50 ms more CPU.
-      env: { CI: 'true', CONFORMANCE_TEST_COST_FILE: costFile, NODE_EXTRA_CA_CERTS: undefined },
+      env: { CI: 'true', [TEST_COST_FILE]: costFile, NODE_EXTRA_CA_CERTS: undefined },
     });
     let report: CostReport;
     try {
