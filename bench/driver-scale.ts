@@ -23,6 +23,7 @@ import { execa } from 'execa';
 import type { EmbeddedCluster } from '../cluster/embedded/cluster.ts';
 import { Gateway } from '../driver/gateway/gateway.ts';
 import { ExternalDriverProcess, harnessDriverCommand } from '../driver/launch/external-driver-process.ts';
+import { ownCpuMs } from '../fixtures/reporters/process-tree-cpu.ts';
 import { DRIVER_RBAC } from '../lanes/driver-rbac.ts';
 import { HARNESS_DRIVER_SETTINGS } from '../lanes/driver-settings.ts';
 import { grantDriverAccess } from '../lanes/setup/driver-access.ts';
@@ -99,23 +100,6 @@ export async function residentBytes(pid: number): Promise<number> {
   return Number(stdout.trim()) * 1024;
 }
 
-/**
- * CPU time (user + system) a process has used so far, from /proc/<pid>/stat, in ms; undefined
- * where there is no /proc. What the driver costs in work, unlike wall time, hardly depends on
- * how busy the machine is, so it compares driver builds (a V8 flag, say) measured on a busy one.
- */
-function cpuMs(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The fields after the command name (which may hold spaces) from field 3 on: utime is 14, stime 15.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // In USER_HZ ticks, 100 a second on Linux whatever the kernel's own tick rate.
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Samples a process's RSS until stopped; `peak` is the highest seen. */
 function sampleRss(pid: number): { stop(): Promise<number> } {
   let peak = 0;
@@ -143,7 +127,9 @@ function distinctMessages(reasons: unknown[]): string[] {
 async function runRound(gateway: Gateway, pid: number, round: number, options: DriverScaleOptions): Promise<DriverScaleRound> {
   const progress = options.progress ?? (() => undefined);
   const sampler = sampleRss(pid);
-  const cpuBefore = cpuMs(pid);
+  // The driver's CPU time, unlike its wall time, hardly depends on how busy the machine is, so it
+  // compares driver builds (a V8 flag, say) measured on a busy one.
+  const cpuBefore = ownCpuMs(pid);
   const began = Date.now();
   const deadline = began + ROUND_DEADLINE_MS;
   const outcomes = await Promise.allSettled(
@@ -155,7 +141,7 @@ async function runRound(gateway: Gateway, pid: number, round: number, options: D
     }),
   );
   const wallMs = Date.now() - began;
-  const cpuAfter = cpuMs(pid);
+  const cpuAfter = ownCpuMs(pid);
   const driverCpuMs = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
   const peakRssBytes = await sampler.stop();
   const failed = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
