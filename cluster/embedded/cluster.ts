@@ -131,6 +131,11 @@ export class EmbeddedCluster {
     return this.agentSandbox?.controller.realism;
   }
 
+  /** When the node's relist ticker started (epoch ms; node-agent.ts); undefined without a node. */
+  get nodeRelistStart(): number | undefined {
+    return this.nodeAgent?.relistStart;
+  }
+
   kubeconfig(): string {
     return renderKubeconfig({ server: this.url, caCert: this.caCert, token: this.token });
   }

@@ -44,8 +44,8 @@ export class NodeAgent implements NodeBackend {
   /** Containers slow to stop, added through the admin endpoint (node-faults.ts). */
   readonly faults = new NodeFaults();
   private readonly workers = new Map<string, PodWorker>();
-  /** The kubelet's relist ticker runs from its start: it times when started containers are seen running. */
-  private readonly relistStart = Date.now();
+  /** When the node's relist ticker started (epoch ms), as the kubelet's runs from its start: it times when started containers are seen running (readiness-probe.ts). */
+  readonly relistStart = Date.now();
   private readonly ips: PodIpAllocator;
   private readonly events: EventRecorder;
   private scheduler?: Scheduler;
