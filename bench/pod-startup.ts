@@ -29,7 +29,7 @@ import { performance } from 'node:perf_hooks';
 import { WORKLOAD_PROGRAM } from '../fixtures/programs/catalogue.ts';
 import { parentPid } from '../fixtures/reporters/process-tree-cpu.ts';
 import type { EmbeddedCluster } from '../cluster/embedded/cluster.ts';
-import { probeTick, RELIST_PERIOD_MS } from '../cluster/embedded/node/readiness-probe.ts';
+import { seenRunningAt } from '../cluster/embedded/node/readiness-probe.ts';
 import type { KubeObject } from '../cluster/embedded/types.ts';
 import { summarize, type Summary } from './http-load.ts';
 import { busyWarning, exposeGc, fmt, progressLog, reportBenchmark, settledMemory, startBenchCluster, type BenchOptions, type Row } from './common.ts';
@@ -190,7 +190,7 @@ async function measureKind(cluster: EmbeddedCluster, kind: Kind, count: number, 
       cluster.api.create(pods, { metadata: { name, labels: { bench: kind.key } }, spec: { terminationGracePeriodSeconds: 5, containers: [kind.container] } });
       podMs.push((await withTimeout(ready, 30_000, `pod ${name} did not become Ready`)) - created);
       const started = runningAt.get(name)!;
-      relistWaitMs.push(probed ? probeTick(relistStart, RELIST_PERIOD_MS, started) - started : 0);
+      relistWaitMs.push(probed ? seenRunningAt(relistStart, started) - started : 0);
       if ((i + 1) % 10 === 0 || i + 1 === count) progress(`${kind.key}: ${i + 1}/${count} (last: direct ${fmt.ms(directMs[i])}, pod ${fmt.ms(podMs[i])})`);
     }
     const after = settledMemory(gc).rss;

@@ -32,11 +32,16 @@ export interface ProbeClocks {
   relistStart: number;
 }
 
+/** probeReadiness step 2.: when the relist of a node whose ticker started at `relistStart` sees a container started at `startedAt` running. */
+export function seenRunningAt(relistStart: number, startedAt: number): number {
+  return probeTick(relistStart, RELIST_PERIOD_MS, startedAt);
+}
+
 /** probeReadiness step 2.: when a container started at `startedAt` is first probed. */
 export function firstProbeAt(clocks: ProbeClocks, periodMs: number, startedAt: number, initialDelayMs: number): number {
-  const seenRunningAt = probeTick(clocks.relistStart, RELIST_PERIOD_MS, startedAt);
+  const seenAt = seenRunningAt(clocks.relistStart, startedAt);
   const probesFrom = startedAt + initialDelayMs;
-  return probesFrom > seenRunningAt ? probeTick(clocks.tickerStart, periodMs, probesFrom) : seenRunningAt;
+  return probesFrom > seenAt ? probeTick(clocks.tickerStart, periodMs, probesFrom) : seenAt;
 }
 
 /**
